@@ -1,0 +1,228 @@
+-- Internal helpers. Names start with "_"; actae_agent and actae_auditor cannot call them.
+
+-- actae._raise — raise an Actae error.
+-- Guarantees: SQLSTATE is the given AC code, the message is one sentence, DETAIL is JSON.
+create or replace function actae._raise(
+    p_code text,
+    p_message text,
+    p_detail jsonb default '{}'
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    raise exception using
+        errcode = p_code,
+        message = p_message,
+        detail = coalesce(p_detail, '{}'::jsonb)::text;
+end;
+$$;
+
+-- actae._check_text — AC400 unless p_value is 1..p_max_bytes bytes.
+-- Guarantees: the message names the argument; DETAIL carries the limit and the size.
+create or replace function actae._check_text(
+    p_value text,
+    p_argument text,
+    p_max_bytes integer
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_value is null or octet_length(p_value) not between 1 and p_max_bytes then
+        perform actae._raise(
+            'AC400',
+            format('%s must be 1 to %s bytes of text', p_argument, p_max_bytes),
+            jsonb_build_object(
+                'argument', p_argument,
+                'max_bytes', p_max_bytes,
+                'bytes', octet_length(p_value)
+            )
+        );
+    end if;
+end;
+$$;
+
+-- actae._check_json — AC400 when a jsonb argument is larger than p_max_bytes.
+create or replace function actae._check_json(
+    p_value jsonb,
+    p_argument text,
+    p_max_bytes integer
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if pg_column_size(p_value) > p_max_bytes then
+        perform actae._raise(
+            'AC400',
+            format('%s must be at most %s bytes of JSON', p_argument, p_max_bytes),
+            jsonb_build_object(
+                'argument', p_argument,
+                'max_bytes', p_max_bytes,
+                'bytes', pg_column_size(p_value)
+            )
+        );
+    end if;
+end;
+$$;
+
+-- actae._execution_row — the API view of an execution row.
+-- Guarantees: claim_token is shown only when p_show_token (the caller owns the lease).
+create or replace function actae._execution_row(
+    p_row actae.executions,
+    p_outcome text,
+    p_show_token boolean
+) returns actae.execution_row
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return row(
+        p_outcome, p_row.execution_id, p_row.channel_id, p_row.key_name, p_row.tool_name,
+        p_row.status, case when p_show_token then p_row.claim_token end, p_row.fence,
+        p_row.attempt, p_row.lease_expires_at, p_row.params, p_row.fingerprint, p_row.result,
+        p_row.error, p_row.ambiguous, p_row.retryable, p_row.dedup_fields, p_row.lease_seconds,
+        p_row.created_at, p_row.claimed_at, p_row.heartbeat_at, p_row.finished_at
+    )::actae.execution_row;
+end;
+$$;
+
+-- actae._fenced_error — explain why a fenced write (heartbeat/complete/fail) matched no row.
+-- Guarantees: AC404 when the execution does not exist; AC423 when p_claim_token is not the
+-- current token (checked before the status); AC409 when the execution already finished.
+create or replace function actae._fenced_error(
+    p_execution_id uuid,
+    p_claim_token uuid,
+    p_action text
+) returns void
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+begin
+    select e.* into v_row from actae.executions as e where e.execution_id = p_execution_id;
+    if not found then
+        perform actae._raise(
+            'AC404',
+            format('execution %s does not exist', p_execution_id),
+            jsonb_build_object('execution_id', p_execution_id)
+        );
+    end if;
+    if v_row.claim_token is distinct from p_claim_token then
+        perform actae._raise(
+            'AC423',
+            format('cannot %s execution %s: claim_token is not the current owner''s',
+                p_action, p_execution_id),
+            jsonb_build_object(
+                'execution_id', p_execution_id, 'fence', v_row.fence,
+                'attempt', v_row.attempt, 'status', v_row.status
+            )
+        );
+    end if;
+    perform actae._raise(
+        'AC409',
+        format('cannot %s execution %s: it is already %s', p_action, p_execution_id, v_row.status),
+        jsonb_build_object(
+            'execution_id', p_execution_id, 'status', v_row.status,
+            'result', v_row.result, 'error', v_row.error
+        )
+    );
+end;
+$$;
+
+-- actae._fingerprint — sha256 (hex) over the canonical jsonb text of p_params restricted to
+-- p_fields (all of p_params when p_fields is null). Key order and whitespace never matter.
+-- Raises: AC400 when params is not an object, a field is missing, or the list is empty.
+create or replace function actae._fingerprint(
+    p_params jsonb,
+    p_fields text []
+) returns text
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_subset jsonb;
+begin
+    if p_params is null or jsonb_typeof(p_params) <> 'object' then
+        perform actae._raise(
+            'AC400', 'params must be a JSON object',
+            jsonb_build_object('argument', 'params', 'type', jsonb_typeof(p_params))
+        );
+    end if;
+    if p_fields is null then
+        v_subset := p_params;
+    elsif cardinality(p_fields) = 0 or array_position(p_fields, null) is not null
+        or array_position(p_fields, '') is not null then
+        perform actae._raise(
+            'AC400', 'dedup_fields must be null or a non-empty list of field names',
+            jsonb_build_object('argument', 'dedup_fields', 'dedup_fields', p_fields)
+        );
+    elsif not p_params ?& p_fields then
+        perform actae._raise(
+            'AC400', 'every dedup_fields entry must be a key of params',
+            jsonb_build_object(
+                'argument', 'dedup_fields',
+                'missing', to_jsonb(array(
+                    select f.name from unnest(p_fields) as f (name) where not p_params ? f.name
+                ))
+            )
+        );
+    elsif cardinality(p_fields) = 1 then
+        v_subset := jsonb_build_object(p_fields[1], p_params -> p_fields[1]);
+    else
+        select jsonb_object_agg(f.name, p_params -> f.name) into v_subset
+        from unnest(p_fields) as f (name);
+    end if;
+    return encode(sha256(convert_to(v_subset::text, 'UTF8')), 'hex');
+end;
+$$;
+
+-- actae._require — AC400 naming p_argument when p_missing (a required argument is null).
+create or replace function actae._require(
+    p_missing boolean,
+    p_argument text
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_missing then
+        perform actae._raise(
+            'AC400', format('%s is required', p_argument),
+            jsonb_build_object('argument', p_argument)
+        );
+    end if;
+end;
+$$;
+
+-- actae._check_range — AC400 naming p_argument unless p_value is null or within bounds.
+create or replace function actae._check_range(
+    p_value bigint,
+    p_argument text,
+    p_min bigint,
+    p_max bigint
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_value not between p_min and p_max then
+        perform actae._raise(
+            'AC400', format('%s must be between %s and %s', p_argument, p_min, p_max),
+            jsonb_build_object(
+                'argument', p_argument, 'value', p_value, 'min', p_min, 'max', p_max
+            )
+        );
+    end if;
+end;
+$$;

@@ -1,0 +1,319 @@
+-- The tool-execution ledger: claim, heartbeat, complete, fail (SPEC section 2).
+
+-- actae.claim_execution — create-or-replay one side-effecting tool call.
+-- Guarantees:
+--   * Outcome claimed (new row, caller owns it), replayed (completed with the same
+--     fingerprint: use the stored result), reclaimed (lease lapsed or last attempt failed
+--     retryably: caller owns it with a new token and fence + 1; ambiguous = true when the
+--     previous attempt ended with no recorded outcome), in_progress (another owner holds a
+--     live lease) or failed (failed non-retryably).
+--   * Exactly one caller gets claimed/reclaimed per ownership epoch under READ COMMITTED:
+--     INSERT ... ON CONFLICT DO NOTHING lets exactly one concurrent inserter create the row
+--     (the others wait for its commit, then insert nothing); the losers then read the
+--     committed row in a new statement with SELECT ... FOR UPDATE, so decisions about an
+--     existing row (reclaim, replay) are made one at a time under the row lock and each
+--     sees the previous owner's committed changes.
+--   * In a fork, a key completed in the inherited prefix replays the ancestor's row (no new
+--     row anywhere) unless the fork's tool policy for tool_name is live; a blocked tool
+--     raises AC403 when the claim would run it.
+--   * The lease is measured on the database clock (clock_timestamp()); a null
+--     lease_seconds means the default, 60.
+-- Raises: AC400 bad argument, AC409 same key with a different fingerprint, tool_name or
+-- dedup_fields, AC403 tool blocked by the fork policy.
+create or replace function actae.claim_execution(
+    p_channel_id text,
+    p_key_name text,
+    p_tool_name text,
+    p_params jsonb,
+    p_dedup_fields text [] default null,
+    p_lease_seconds integer default 60
+) returns actae.execution_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_fields text [];
+    v_fingerprint text;
+    v_channel actae.channels;
+    v_row actae.executions;
+    v_policy text;
+    v_now timestamptz;
+    v_lease_seconds integer := coalesce(p_lease_seconds, 60);
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_key_name, 'key_name', 1024);
+    perform actae._check_text(p_tool_name, 'tool_name', 256);
+    perform actae._check_range(v_lease_seconds, 'lease_seconds', 1, 86400);
+    perform actae._check_json(p_params, 'params', 1048576);
+    if p_dedup_fields is not null then
+        v_fields := array(select distinct f.name from unnest(p_dedup_fields) as f (name)
+            order by f.name);
+    end if;
+    v_fingerprint := actae._fingerprint(p_params, v_fields);
+
+    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+    if not found then
+        insert into actae.channels (channel_id) values (p_channel_id)
+        on conflict (channel_id) do nothing;
+    elsif v_channel.parent_channel_id is not null then
+        -- A fork: the channel's own row wins; otherwise look for an inherited completion.
+        select e.* into v_row from actae.executions as e
+        where e.channel_id = p_channel_id and e.key_name = p_key_name
+        for update;
+        if not found then
+            v_policy := coalesce(v_channel.tool_policies ->> p_tool_name, 'replay');
+            if v_policy <> 'live' then
+                select e.* into v_row
+                from unnest(v_channel.lineage_ids, v_channel.lineage_clocks)
+                    with ordinality as s (channel_id, clock, depth)
+                inner join actae.executions as e
+                    on e.channel_id = s.channel_id and e.key_name = p_key_name
+                where e.status = 'completed' and e.completed_clock <= s.clock
+                order by s.depth desc
+                limit 1;
+                if found then
+                    perform actae._check_same_operation(v_row, p_tool_name, v_fields,
+                        v_fingerprint);
+                    return actae._execution_row(v_row, 'replayed', false);
+                end if;
+                if v_policy = 'block' then
+                    perform actae._raise(
+                        'AC403',
+                        format('tool %s is blocked in fork %s', p_tool_name, p_channel_id),
+                        jsonb_build_object(
+                            'channel_id', p_channel_id, 'tool_name', p_tool_name,
+                            'key_name', p_key_name
+                        )
+                    );
+                end if;
+            end if;
+        end if;
+    end if;
+
+    if v_row.execution_id is null then
+        v_now := clock_timestamp();
+        insert into actae.executions as e (
+            channel_id, key_name, execution_id, tool_name, params, dedup_fields, fingerprint,
+            status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
+            created_at, claimed_at
+        ) values (
+            p_channel_id, p_key_name, gen_random_uuid(), p_tool_name, p_params, v_fields,
+            v_fingerprint, 'claimed', gen_random_uuid(), 1, 1, v_lease_seconds,
+            v_now + make_interval(secs => v_lease_seconds), v_now, v_now
+        )
+        on conflict (channel_id, key_name) do nothing
+        returning e.* into v_row;
+        if found then
+            return actae._execution_row(v_row, 'claimed', true);
+        end if;
+        -- Another caller created the row first; its insert has committed (ours waited).
+        select e.* into v_row from actae.executions as e
+        where e.channel_id = p_channel_id and e.key_name = p_key_name
+        for update;
+        if not found then
+            -- Purged between the two statements: the key is new again.
+            return actae.claim_execution(p_channel_id, p_key_name, p_tool_name, p_params,
+                p_dedup_fields, p_lease_seconds);
+        end if;
+    end if;
+
+    perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
+    v_now := clock_timestamp();
+    if v_row.status = 'completed' then
+        return actae._execution_row(v_row, 'replayed', false);
+    elsif v_row.status = 'failed' and not v_row.retryable then
+        return actae._execution_row(v_row, 'failed', false);
+    elsif v_row.status <> 'failed' and v_row.lease_expires_at > v_now then
+        return actae._execution_row(v_row, 'in_progress', false);
+    end if;
+
+    update actae.executions as e set
+        status = 'claimed',
+        claim_token = gen_random_uuid(),
+        fence = e.fence + 1,
+        attempt = e.attempt + 1,
+        params = p_params,
+        lease_seconds = v_lease_seconds,
+        lease_expires_at = v_now + make_interval(secs => v_lease_seconds),
+        ambiguous = e.status <> 'failed',
+        result = null,
+        error = null,
+        retryable = null,
+        claimed_at = v_now,
+        heartbeat_at = null,
+        finished_at = null
+    where e.channel_id = p_channel_id and e.key_name = p_key_name
+    returning e.* into v_row;
+    return actae._execution_row(v_row, 'reclaimed', true);
+end;
+$$;
+
+-- actae._check_same_operation — AC409 unless an existing execution is the same operation:
+-- same tool_name, same (normalised) dedup_fields and same fingerprint.
+create or replace function actae._check_same_operation(
+    p_row actae.executions,
+    p_tool_name text,
+    p_fields text [],
+    p_fingerprint text
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_row.tool_name <> p_tool_name
+        or p_row.fingerprint <> p_fingerprint
+        or p_row.dedup_fields is distinct from p_fields then
+        perform actae._raise(
+            'AC409',
+            format('key %s in channel %s was claimed for a different operation',
+                p_row.key_name, p_row.channel_id),
+            jsonb_build_object(
+                'channel_id', p_row.channel_id, 'key_name', p_row.key_name,
+                'stored_tool_name', p_row.tool_name, 'given_tool_name', p_tool_name,
+                'stored_fingerprint', p_row.fingerprint, 'given_fingerprint', p_fingerprint,
+                'stored_dedup_fields', p_row.dedup_fields, 'given_dedup_fields', p_fields
+            )
+        );
+    end if;
+end;
+$$;
+
+-- actae.heartbeat_execution — extend the caller's lease on an execution.
+-- Guarantees: only the current claim_token may extend; a lapsed but unreclaimed lease is
+-- extended again; the first heartbeat moves claimed to in_progress; the new expiry is
+-- now + lease_seconds (the claim's lease when null).
+-- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
+-- AC409 execution already completed or failed.
+create or replace function actae.heartbeat_execution(
+    p_execution_id uuid,
+    p_claim_token uuid,
+    p_lease_seconds integer default null
+) returns actae.execution_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+begin
+    perform actae._require(p_execution_id is null, 'execution_id');
+    perform actae._require(p_claim_token is null, 'claim_token');
+    perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
+    update actae.executions as e set
+        status = 'in_progress',
+        lease_expires_at = clock_timestamp()
+        + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)),
+        heartbeat_at = clock_timestamp()
+    where e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token
+        and e.status in ('claimed', 'in_progress')
+    returning e.* into v_row;
+    if not found then
+        perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat');
+    end if;
+    return actae._execution_row(v_row, null, true);
+end;
+$$;
+
+-- actae.complete_execution — record the result of the caller's attempt.
+-- Guarantees: only the current claim_token may complete (a lapsed lease that nobody
+-- reclaimed is still honoured); a SQL NULL result is stored as JSON null; repeating the call
+-- with the same token and a jsonb-equal result is a no-op success; the completion is
+-- ordered exactly against the channel's appends and forks (it reads the channel clock
+-- under FOR SHARE), which is what decides fork inheritance.
+-- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
+-- AC409 already failed, or already completed with a different result.
+create or replace function actae.complete_execution(
+    p_execution_id uuid,
+    p_claim_token uuid,
+    p_result jsonb default null
+) returns actae.execution_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+    v_result jsonb := coalesce(p_result, 'null'::jsonb);
+begin
+    perform actae._require(p_execution_id is null, 'execution_id');
+    perform actae._require(p_claim_token is null, 'claim_token');
+    perform actae._check_json(v_result, 'result', 1048576);
+    update actae.executions as e set
+        status = 'completed',
+        result = v_result,
+        finished_at = clock_timestamp(),
+        completed_clock = (
+            select c.clock from actae.channels as c
+            where c.channel_id = e.channel_id
+            for share
+        )
+    where e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token
+        and e.status in ('claimed', 'in_progress')
+    returning e.* into v_row;
+    if found then
+        return actae._execution_row(v_row, null, true);
+    end if;
+    select e.* into v_row from actae.executions as e
+    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
+    if found and v_row.status = 'completed' and v_row.result = v_result then
+        return actae._execution_row(v_row, null, true);
+    end if;
+    perform actae._fenced_error(p_execution_id, p_claim_token, 'complete');
+    return null;
+end;
+$$;
+
+-- actae.fail_execution — record that the caller's attempt failed.
+-- Guarantees: only the current claim_token may fail the execution; retryable = true lets
+-- the next claim reclaim it (not ambiguous: the outcome is recorded), retryable = false
+-- makes every later claim return failed; repeating the call with the same token, error and
+-- retryable is a no-op success.
+-- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
+-- AC409 already completed, or already failed differently.
+create or replace function actae.fail_execution(
+    p_execution_id uuid,
+    p_error text,
+    p_claim_token uuid,
+    p_retryable boolean default true
+) returns actae.execution_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+begin
+    perform actae._require(p_execution_id is null, 'execution_id');
+    perform actae._require(p_claim_token is null, 'claim_token');
+    perform actae._require(p_retryable is null, 'retryable');
+    perform actae._check_text(p_error, 'error', 65536);
+    update actae.executions as e set
+        status = 'failed',
+        error = p_error,
+        retryable = p_retryable,
+        finished_at = clock_timestamp()
+    where e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token
+        and e.status in ('claimed', 'in_progress')
+    returning e.* into v_row;
+    if found then
+        return actae._execution_row(v_row, null, true);
+    end if;
+    select e.* into v_row from actae.executions as e
+    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
+    if found and v_row.status = 'failed' and v_row.error = p_error
+        and v_row.retryable = p_retryable then
+        return actae._execution_row(v_row, null, true);
+    end if;
+    perform actae._fenced_error(p_execution_id, p_claim_token, 'fail');
+    return null;
+end;
+$$;

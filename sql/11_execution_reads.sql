@@ -1,0 +1,133 @@
+-- Reads of the tool-execution ledger. None of them returns a claim_token.
+
+-- actae.get_execution(execution_id) — one execution by id.
+-- Raises: AC400 null id, AC404 unknown execution.
+create or replace function actae.get_execution(
+    p_execution_id uuid
+) returns actae.execution_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+begin
+    perform actae._require(p_execution_id is null, 'execution_id');
+    select e.* into v_row from actae.executions as e where e.execution_id = p_execution_id;
+    if not found then
+        perform actae._raise(
+            'AC404', format('execution %s does not exist', p_execution_id),
+            jsonb_build_object('execution_id', p_execution_id)
+        );
+    end if;
+    return actae._execution_row(v_row, null, false);
+end;
+$$;
+
+-- actae.get_execution(channel_id, key_name) — the execution a claim of this key in this
+-- channel would see: the channel's own row, or in a fork the completed row it inherits.
+-- Raises: AC400 bad argument, AC404 no such execution.
+create or replace function actae.get_execution(
+    p_channel_id text,
+    p_key_name text
+) returns actae.execution_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_key_name, 'key_name', 1024);
+    select e.* into v_row
+    from actae.executions as e
+    where e.channel_id = p_channel_id and e.key_name = p_key_name;
+    if not found then
+        select e.* into v_row
+        from actae.channels as c
+        cross join lateral unnest(c.lineage_ids, c.lineage_clocks)
+            with ordinality as s (channel_id, clock, depth)
+        inner join actae.executions as e
+            on e.channel_id = s.channel_id and e.key_name = p_key_name
+        where c.channel_id = p_channel_id
+            and e.status = 'completed' and e.completed_clock <= s.clock
+        order by s.depth desc
+        limit 1;
+    end if;
+    if not found then
+        perform actae._raise(
+            'AC404',
+            format('no execution with key %s in channel %s', p_key_name, p_channel_id),
+            jsonb_build_object('channel_id', p_channel_id, 'key_name', p_key_name)
+        );
+    end if;
+    return actae._execution_row(v_row, null, false);
+end;
+$$;
+
+-- actae.list_executions — executions filtered by channel (its own rows, not inherited
+-- ones), lifecycle status and lapsed lease, oldest first, at most max_rows (1..100000).
+-- lease_expired = true keeps claimed/in_progress rows whose lease has lapsed.
+-- Raises: AC400 bad argument.
+create or replace function actae.list_executions(
+    p_channel_id text default null,
+    p_status text default null,
+    p_lease_expired boolean default false,
+    p_max_rows integer default 100
+) returns setof actae.execution_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_channel_id is not null then
+        perform actae._check_text(p_channel_id, 'channel_id', 256);
+    end if;
+    if p_status not in ('claimed', 'in_progress', 'completed', 'failed') then
+        perform actae._raise(
+            'AC400', 'status must be claimed, in_progress, completed or failed',
+            jsonb_build_object('argument', 'status', 'status', p_status)
+        );
+    end if;
+    perform actae._require(p_max_rows is null, 'max_rows');
+    perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
+    return query
+    select r.*
+    from actae.executions as e
+    cross join lateral actae._execution_row(e, null, false) as r
+    where (p_channel_id is null or e.channel_id = p_channel_id)
+        and (p_status is null or e.status = p_status)
+        and (not coalesce(p_lease_expired, false) or (
+            e.status in ('claimed', 'in_progress') and e.lease_expires_at <= clock_timestamp()
+        ))
+    order by e.created_at, e.execution_id
+    limit p_max_rows;
+end;
+$$;
+
+-- actae.list_expired_leases — claimed/in_progress executions whose lease has lapsed, the
+-- candidates for reclaim, oldest lease first.
+create or replace function actae.list_expired_leases(
+    p_max_rows integer default 100
+) returns setof actae.execution_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform actae._require(p_max_rows is null, 'max_rows');
+    perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
+    return query
+    select r.*
+    from actae.executions as e
+    cross join lateral actae._execution_row(e, null, false) as r
+    where e.status in ('claimed', 'in_progress') and e.lease_expires_at <= clock_timestamp()
+    order by e.lease_expires_at
+    limit p_max_rows;
+end;
+$$;

@@ -1,0 +1,216 @@
+-- Channels: creation, locking, lineage lookups (SPEC sections 1 and 3).
+
+-- actae.channel_topic — the NOTIFY topic on which record_event and transition_state
+-- announce a channel's new cursors. Clients LISTEN on it (identifier-safe, 38 bytes).
+create or replace function actae.channel_topic(
+    p_channel_id text
+) returns text
+language sql
+immutable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    select 'actae_' || md5(p_channel_id);
+$$;
+
+-- actae._lock_channel — the channel row locked FOR NO KEY UPDATE, so appends and forks of
+-- one channel happen one at a time (gapless cursors, exact clock order).
+-- Guarantees: with p_create the channel is created on first use (version 0, state null,
+-- head cursor 0). Raises: AC404 when it does not exist and p_create is false.
+create or replace function actae._lock_channel(
+    p_channel_id text,
+    p_create boolean
+) returns actae.channels
+language plpgsql
+volatile
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels;
+begin
+    select c.* into v_channel from actae.channels as c
+    where c.channel_id = p_channel_id
+    for no key update;
+    if not found and p_create then
+        insert into actae.channels (channel_id) values (p_channel_id)
+        on conflict (channel_id) do nothing;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = p_channel_id
+        for no key update;
+    end if;
+    if not found then
+        perform actae._raise(
+            'AC404', format('channel %s does not exist', p_channel_id),
+            jsonb_build_object('channel_id', p_channel_id)
+        );
+    end if;
+    return v_channel;
+end;
+$$;
+
+-- actae._channel — the channel row without a lock. Raises: AC404 unknown channel.
+create or replace function actae._channel(
+    p_channel_id text
+) returns actae.channels
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+    if not found then
+        perform actae._raise(
+            'AC404', format('channel %s does not exist', p_channel_id),
+            jsonb_build_object('channel_id', p_channel_id)
+        );
+    end if;
+    return v_channel;
+end;
+$$;
+
+-- actae._event_at — the event at p_cursor as the channel sees it (own or inherited), or a
+-- row of nulls when the channel has no such event.
+create or replace function actae._event_at(
+    p_channel actae.channels,
+    p_cursor bigint
+) returns actae.events
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_event actae.events;
+begin
+    select e.* into v_event
+    from unnest(
+        array_append(p_channel.lineage_ids, p_channel.channel_id),
+        array_append(p_channel.lineage_cursors, null::bigint)
+    ) as s (channel_id, max_cursor)
+    inner join actae.events as e on e.channel_id = s.channel_id and e.cursor = p_cursor
+    where s.max_cursor is null or e.cursor <= s.max_cursor
+    limit 1;
+    return v_event;
+end;
+$$;
+
+-- actae._state_at — the state snapshot the channel sees at p_cursor (p_version null) or the
+-- snapshot p_version (p_cursor null); version 0 (state null, cursor 0) when there is none.
+create or replace function actae._state_at(
+    p_channel actae.channels,
+    p_cursor bigint,
+    p_version bigint
+) returns actae.state_row
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_state actae.state_row;
+begin
+    if p_version is not null then
+        select sn.version, sn.cursor, sn.state into v_state
+        from unnest(
+            array_append(p_channel.lineage_ids, p_channel.channel_id),
+            array_append(p_channel.lineage_cursors, null::bigint)
+        ) as s (channel_id, max_cursor)
+        inner join actae.snapshots as sn
+            on sn.channel_id = s.channel_id and sn.version = p_version
+        where s.max_cursor is null or sn.cursor <= s.max_cursor;
+    else
+        select sn.version, sn.cursor, sn.state into v_state
+        from unnest(
+            array_append(p_channel.lineage_ids, p_channel.channel_id),
+            array_append(p_channel.lineage_cursors, null::bigint)
+        ) as s (channel_id, max_cursor)
+        cross join lateral (
+            select i.version, i.cursor, i.state from actae.snapshots as i
+            where i.channel_id = s.channel_id and i.cursor <= least(s.max_cursor, p_cursor)
+            order by i.cursor desc
+            limit 1
+        ) as sn
+        order by sn.version desc
+        limit 1;
+    end if;
+    if v_state.version is null then
+        v_state := row(0, 0, 'null'::jsonb)::actae.state_row;
+    end if;
+    return v_state;
+end;
+$$;
+
+-- actae.create_channel — create a channel explicitly, with metadata.
+-- Guarantees: creating an existing channel with no metadata or the same metadata returns it
+-- unchanged. Raises: AC400 bad argument, AC409 exists with different metadata.
+create or replace function actae.create_channel(
+    p_channel_id text,
+    p_metadata jsonb default null
+) returns actae.channel_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
+        perform actae._raise(
+            'AC400', 'metadata must be a JSON object',
+            jsonb_build_object('argument', 'metadata', 'type', jsonb_typeof(p_metadata))
+        );
+    end if;
+    perform actae._check_json(p_metadata, 'metadata', 65536);
+    insert into actae.channels (channel_id, metadata)
+    values (p_channel_id, coalesce(p_metadata, '{}'::jsonb))
+    on conflict (channel_id) do nothing;
+    v_channel := actae._lock_channel(p_channel_id, false);
+    if p_metadata is not null and v_channel.metadata <> p_metadata then
+        perform actae._raise(
+            'AC409', format('channel %s exists with different metadata', p_channel_id),
+            jsonb_build_object(
+                'channel_id', p_channel_id, 'stored_metadata', v_channel.metadata,
+                'given_metadata', p_metadata
+            )
+        );
+    end if;
+    return actae._channel_row(v_channel);
+end;
+$$;
+
+-- actae._channel_row — the API view of a channel row.
+create or replace function actae._channel_row(
+    p_channel actae.channels
+) returns actae.channel_row
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return row(
+        p_channel.channel_id, p_channel.head_cursor, p_channel.state_version,
+        p_channel.parent_channel_id, p_channel.fork_cursor, p_channel.created_at,
+        p_channel.lineage_ids, p_channel.head_chain, p_channel.fork_prefix_sha256,
+        p_channel.tool_policies, p_channel.metadata
+    )::actae.channel_row;
+end;
+$$;
+
+-- actae.get_channel — head cursor, state version, parent, fork cursor, lineage (ancestors,
+-- root first), chain value at the head and the channel's metadata.
+-- Raises: AC400 bad channel_id, AC404 unknown channel.
+create or replace function actae.get_channel(
+    p_channel_id text
+) returns actae.channel_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return actae._channel_row(actae._channel(p_channel_id));
+end;
+$$;

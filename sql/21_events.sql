@@ -1,0 +1,321 @@
+-- The event log and state transitions (SPEC section 3).
+
+-- actae._find_operation — the operation recorded under p_operation_id as the channel sees it:
+-- its own, or (in a fork) one recorded in the inherited prefix. A row of nulls when none.
+-- Raises: AC409 when it exists with a different kind or content.
+create or replace function actae._find_operation(
+    p_channel actae.channels,
+    p_operation_id text,
+    p_kind text,
+    p_content_sha256 text
+) returns actae.operations
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_op actae.operations;
+begin
+    select o.* into v_op from actae.operations as o
+    where o.channel_id = p_channel.channel_id and o.operation_id = p_operation_id;
+    if not found and cardinality(p_channel.lineage_ids) > 0 then
+        select o.* into v_op
+        from unnest(p_channel.lineage_ids, p_channel.lineage_cursors)
+            with ordinality as s (channel_id, max_cursor, depth)
+        inner join actae.operations as o
+            on o.channel_id = s.channel_id and o.operation_id = p_operation_id
+        where o.cursor <= s.max_cursor
+        order by s.depth desc
+        limit 1;
+    end if;
+    if found and (v_op.kind <> p_kind or v_op.content_sha256 <> p_content_sha256) then
+        perform actae._raise(
+            'AC409',
+            format('operation_id %s in channel %s was used for a different request',
+                p_operation_id, p_channel.channel_id),
+            jsonb_build_object(
+                'channel_id', p_channel.channel_id, 'operation_id', p_operation_id,
+                'stored_kind', v_op.kind, 'given_kind', p_kind,
+                'stored_content_sha256', v_op.content_sha256,
+                'given_content_sha256', p_content_sha256
+            )
+        );
+    end if;
+    return v_op;
+end;
+$$;
+
+-- actae._append — append one event (and, with p_with_state, the next state snapshot) to a
+-- channel locked by the caller, record the operation_id, and NOTIFY the channel's topic.
+-- Guarantees: cursor = head + 1 (gapless: the caller holds the channel row lock), version =
+-- state_version + 1, chain_sha256 = sha256(previous chain || ':' || cursor || ':' ||
+-- event_type || ':' || payload::text), all in the caller's transaction.
+create or replace function actae._append(
+    p_channel actae.channels,
+    p_event_type text,
+    p_payload jsonb,
+    p_operation_id text,
+    p_kind text,
+    p_content_sha256 text,
+    p_with_state boolean,
+    p_state jsonb
+) returns actae.transition_result
+language plpgsql
+volatile
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_cursor bigint := p_channel.head_cursor + 1;
+    v_version bigint := p_channel.state_version + (case when p_with_state then 1 else 0 end);
+    v_now timestamptz := clock_timestamp();
+    v_chain text := encode(sha256(convert_to(
+        p_channel.head_chain || ':' || v_cursor || ':' || p_event_type || ':' || p_payload::text,
+        'UTF8'
+    )), 'hex');
+begin
+    insert into actae.events (
+        channel_id, cursor, event_type, payload, operation_id, clock, chain_sha256, recorded_at
+    ) values (
+        p_channel.channel_id, v_cursor, p_event_type, p_payload, p_operation_id,
+        p_channel.clock + 1, v_chain, v_now
+    );
+    if p_with_state then
+        insert into actae.snapshots (channel_id, version, cursor, state, recorded_at)
+        values (p_channel.channel_id, v_version, v_cursor, p_state, v_now);
+    end if;
+    update actae.channels as c set
+        head_cursor = v_cursor,
+        head_chain = v_chain,
+        state_version = v_version,
+        clock = c.clock + 1
+    where c.channel_id = p_channel.channel_id;
+    if p_operation_id is not null then
+        insert into actae.operations (
+            channel_id, operation_id, kind, content_sha256, cursor, version, recorded_at
+        ) values (
+            p_channel.channel_id, p_operation_id, p_kind, p_content_sha256, v_cursor,
+            v_version, v_now
+        );
+    end if;
+    perform pg_notify(actae.channel_topic(p_channel.channel_id), v_cursor::text);
+    return row(v_cursor, v_version, null, v_now)::actae.transition_result;
+end;
+$$;
+
+-- actae._check_expected — AC412 when a guard (expected_version / expected_cursor) is stale.
+-- DETAIL carries the current head cursor and state version.
+create or replace function actae._check_expected(
+    p_channel actae.channels,
+    p_expected_version bigint,
+    p_expected_cursor bigint
+) returns void
+language plpgsql
+immutable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_expected_version <> p_channel.state_version
+        or p_expected_cursor <> p_channel.head_cursor then
+        perform actae._raise(
+            'AC412',
+            format('channel %s is at version %s, cursor %s; the caller expected %s',
+                p_channel.channel_id, p_channel.state_version, p_channel.head_cursor,
+                concat_ws(', ', 'version ' || p_expected_version,
+                    'cursor ' || p_expected_cursor)),
+            jsonb_build_object(
+                'channel_id', p_channel.channel_id,
+                'current_version', p_channel.state_version,
+                'current_cursor', p_channel.head_cursor,
+                'expected_version', p_expected_version,
+                'expected_cursor', p_expected_cursor
+            )
+        );
+    end if;
+end;
+$$;
+
+-- actae.record_event — append an event at cursor = head + 1 (the channel is created on its
+-- first write).
+-- Guarantees: cursors are gapless under concurrent writers; reusing operation_id with the
+-- same event_type and payload replays the original (same cursor, outcome replayed), also
+-- for an operation inherited from a fork's prefix; guards are not content.
+-- Raises: AC400 bad argument, AC409 operation_id reused with different content, AC412
+-- expected_cursor is not the head.
+create or replace function actae.record_event(
+    p_channel_id text,
+    p_event_type text,
+    p_payload jsonb,
+    p_operation_id text default null,
+    p_expected_cursor bigint default null
+) returns actae.record_result
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_payload jsonb := coalesce(p_payload, 'null'::jsonb);
+    v_content text;
+    v_channel actae.channels;
+    v_op actae.operations;
+    v_done actae.transition_result;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_event_type, 'event_type', 256);
+    perform actae._check_json(v_payload, 'payload', 1048576);
+    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
+    v_channel := actae._lock_channel(p_channel_id, true);
+    if p_operation_id is not null then
+        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        v_content := encode(sha256(convert_to(
+            jsonb_build_array(p_event_type, v_payload)::text, 'UTF8')), 'hex');
+        v_op := actae._find_operation(v_channel, p_operation_id, 'record_event', v_content);
+        if v_op.operation_id is not null then
+            return row(v_op.cursor, 'replayed', v_op.recorded_at)::actae.record_result;
+        end if;
+    end if;
+    perform actae._check_expected(v_channel, null, p_expected_cursor);
+    v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
+        'record_event', v_content, false, null);
+    return row(v_done.cursor, 'recorded', v_done.recorded_at)::actae.record_result;
+end;
+$$;
+
+-- actae.transition_state — append an event and the state snapshot version + 1 in one
+-- transaction.
+-- Guarantees: written only when expected_version (and expected_cursor, when given) are the
+-- channel's current ones; reusing operation_id with the same event_type, payload and state
+-- replays the original (same cursor and version, outcome replayed) whatever the guards say.
+-- Raises: AC400 bad argument, AC409 operation_id reused with different content, AC412 a
+-- stale guard (DETAIL has the current version and cursor); nothing is written on error.
+create or replace function actae.transition_state(
+    p_channel_id text,
+    p_event_type text,
+    p_payload jsonb,
+    p_state jsonb,
+    p_expected_version bigint,
+    p_expected_cursor bigint default null,
+    p_operation_id text default null
+) returns actae.transition_result
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_payload jsonb := coalesce(p_payload, 'null'::jsonb);
+    v_state jsonb := coalesce(p_state, 'null'::jsonb);
+    v_content text;
+    v_channel actae.channels;
+    v_op actae.operations;
+    v_done actae.transition_result;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_event_type, 'event_type', 256);
+    perform actae._check_json(v_payload, 'payload', 1048576);
+    perform actae._check_json(v_state, 'state', 8388608);
+    perform actae._require(p_expected_version is null, 'expected_version');
+    perform actae._check_range(p_expected_version, 'expected_version', 0, 9223372036854775806);
+    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
+    v_channel := actae._lock_channel(p_channel_id, true);
+    if p_operation_id is not null then
+        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        v_content := encode(sha256(convert_to(
+            jsonb_build_array(p_event_type, v_payload, v_state)::text, 'UTF8')), 'hex');
+        v_op := actae._find_operation(v_channel, p_operation_id, 'transition_state', v_content);
+        if v_op.operation_id is not null then
+            return row(v_op.cursor, v_op.version, 'replayed', v_op.recorded_at)
+                ::actae.transition_result;
+        end if;
+    end if;
+    perform actae._check_expected(v_channel, p_expected_version, p_expected_cursor);
+    v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
+        'transition_state', v_content, true, v_state);
+    return row(v_done.cursor, v_done.version, 'transitioned', v_done.recorded_at)
+        ::actae.transition_result;
+end;
+$$;
+
+-- actae.list_events — events after after_cursor (exclusive) in cursor order, at most
+-- max_events (1..100000); a fork's list includes its inherited prefix.
+-- Raises: AC400 bad argument, AC404 unknown channel.
+create or replace function actae.list_events(
+    p_channel_id text,
+    p_after_cursor bigint default 0,
+    p_max_events integer default 100
+) returns setof actae.event_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels := actae._channel(p_channel_id);
+begin
+    perform actae._require(p_after_cursor is null, 'after_cursor');
+    perform actae._check_range(p_after_cursor, 'after_cursor', 0, 9223372036854775806);
+    perform actae._require(p_max_events is null, 'max_events');
+    perform actae._check_range(p_max_events, 'max_events', 1, 100000);
+    return query
+    select e.cursor, e.event_type, e.payload, e.operation_id, e.recorded_at, e.chain_sha256
+    from unnest(
+        array_append(v_channel.lineage_ids, v_channel.channel_id),
+        array_append(v_channel.lineage_cursors, null::bigint)
+    ) as s (channel_id, max_cursor)
+    cross join lateral (
+        select i.* from actae.events as i
+        where i.channel_id = s.channel_id
+            and i.cursor > p_after_cursor
+            and (s.max_cursor is null or i.cursor <= s.max_cursor)
+        order by i.cursor
+        limit p_max_events
+    ) as e
+    order by e.cursor
+    limit p_max_events;
+end;
+$$;
+
+-- actae.get_state — the channel's state: latest when version and at_cursor are both null,
+-- snapshot `version`, or the latest snapshot at or before `at_cursor`. Version 0 is the
+-- empty state (JSON null at cursor 0).
+-- Raises: AC400 bad argument or both selectors given, AC404 unknown channel, version or cursor.
+create or replace function actae.get_state(
+    p_channel_id text,
+    p_version bigint default null,
+    p_at_cursor bigint default null
+) returns actae.state_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels := actae._channel(p_channel_id);
+begin
+    if p_version is not null and p_at_cursor is not null then
+        perform actae._raise(
+            'AC400', 'pass version or at_cursor, not both',
+            jsonb_build_object('argument', 'version', 'version', p_version,
+                'at_cursor', p_at_cursor)
+        );
+    end if;
+    perform actae._check_range(p_version, 'version', 0, 9223372036854775806);
+    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
+    if p_version > v_channel.state_version or p_at_cursor > v_channel.head_cursor then
+        perform actae._raise(
+            'AC404',
+            format('channel %s has no %s', p_channel_id,
+                coalesce('version ' || p_version, 'cursor ' || p_at_cursor)),
+            jsonb_build_object(
+                'channel_id', p_channel_id, 'version', p_version, 'at_cursor', p_at_cursor,
+                'current_version', v_channel.state_version,
+                'current_cursor', v_channel.head_cursor
+            )
+        );
+    end if;
+    if p_at_cursor is not null then
+        return actae._state_at(v_channel, p_at_cursor, null);
+    end if;
+    return actae._state_at(v_channel, null, coalesce(p_version, v_channel.state_version));
+end;
+$$;

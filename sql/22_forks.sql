@@ -1,0 +1,185 @@
+-- Forks (SPEC section 3): a new channel that inherits a prefix of another one.
+
+-- actae.fork_channel — create a channel that inherits events 1..at_cursor of the source, the
+-- latest snapshot at or before at_cursor, and every execution of the source (and of its
+-- ancestors) completed before event at_cursor + 1 was recorded.
+-- Guarantees:
+--   * Constant cost in the prefix length: nothing is copied. The fork stores its lineage
+--     (ancestor, last inherited cursor, last inherited clock) and reads resolve through it.
+--   * Exact cut: completions read the channel clock under FOR SHARE, appends and forks bump
+--     it under FOR NO KEY UPDATE, so "completed before event at_cursor + 1" (or, at the
+--     head, "before this fork") is decided by comparing clocks, never wall time. Nothing
+--     recorded in the source afterwards is visible in the fork, and the other way round.
+--   * tool_policies maps tool_name to replay (default), live or block; a fork of a fork
+--     inherits its parent's policies unless it passes its own.
+--   * Idempotent: operation_id (in the source's namespace) or an existing new_channel_id
+--     forked identically replays the receipt (outcome replayed).
+--   * The receipt's prefix_sha256 is the hash chain value at at_cursor ('' at cursor 0).
+-- Raises: AC400 bad argument, AC404 unknown source or at_cursor beyond its head, AC409
+-- operation_id or new_channel_id reused for a different fork.
+create or replace function actae.fork_channel(
+    p_source_channel_id text,
+    p_at_cursor bigint,
+    p_new_channel_id text default null,
+    p_operation_id text default null,
+    p_tool_policies jsonb default null
+) returns actae.fork_result
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_source actae.channels;
+    v_fork actae.channels;
+    v_op actae.operations;
+    v_content text;
+    v_new_id text;
+    v_policies jsonb;
+    v_ids text [] := '{}';
+    v_cursors bigint [] := '{}';
+    v_clocks bigint [] := '{}';
+    v_cut boolean := false;
+    v_next_clock bigint;
+    v_state actae.state_row;
+    v_chain text;
+    i integer;
+begin
+    perform actae._check_text(p_source_channel_id, 'source_channel_id', 256);
+    perform actae._require(p_at_cursor is null, 'at_cursor');
+    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
+    if p_new_channel_id is not null then
+        perform actae._check_text(p_new_channel_id, 'new_channel_id', 256);
+    end if;
+    if p_operation_id is not null then
+        perform actae._check_text(p_operation_id, 'operation_id', 256);
+    end if;
+    if p_tool_policies is not null and (
+        jsonb_typeof(p_tool_policies) <> 'object'
+        or exists (
+            select 1 from jsonb_each(p_tool_policies) as p (tool_name, policy)
+            where p.policy not in ('"replay"', '"live"', '"block"')
+        )
+    ) then
+        perform actae._raise(
+            'AC400',
+            'tool_policies must be a JSON object mapping tool names to replay, live or block',
+            jsonb_build_object('argument', 'tool_policies', 'tool_policies', p_tool_policies)
+        );
+    end if;
+
+    v_source := actae._lock_channel(p_source_channel_id, false);
+    v_policies := coalesce(p_tool_policies, v_source.tool_policies);
+    if p_operation_id is not null then
+        v_content := encode(sha256(convert_to(jsonb_build_array(
+            p_source_channel_id, p_at_cursor, p_new_channel_id, p_tool_policies
+        )::text, 'UTF8')), 'hex');
+        v_op := actae._find_operation(v_source, p_operation_id, 'fork_channel', v_content);
+        if v_op.operation_id is not null then
+            return actae._fork_receipt(actae._channel(v_op.target_channel_id), 'replayed');
+        end if;
+    end if;
+    if p_at_cursor > v_source.head_cursor then
+        perform actae._raise(
+            'AC404',
+            format('channel %s has no cursor %s (head is %s)', p_source_channel_id,
+                p_at_cursor, v_source.head_cursor),
+            jsonb_build_object(
+                'channel_id', p_source_channel_id, 'at_cursor', p_at_cursor,
+                'head_cursor', v_source.head_cursor
+            )
+        );
+    end if;
+
+    v_new_id := coalesce(p_new_channel_id, 'fork-' || gen_random_uuid());
+    select c.* into v_fork from actae.channels as c where c.channel_id = v_new_id for update;
+    if found then
+        if v_fork.parent_channel_id = p_source_channel_id and v_fork.fork_cursor = p_at_cursor
+            and v_fork.tool_policies is not distinct from v_policies then
+            return actae._fork_receipt(v_fork, 'replayed');
+        end if;
+        perform actae._raise(
+            'AC409',
+            format('channel %s already exists and is not this fork', v_new_id),
+            jsonb_build_object(
+                'new_channel_id', v_new_id, 'parent_channel_id', v_fork.parent_channel_id,
+                'fork_cursor', v_fork.fork_cursor
+            )
+        );
+    end if;
+
+    -- Lineage: the source's ancestors that end before the cut, the one the cut falls in
+    -- (trimmed to at_cursor), and the source itself when the cut is in its own events.
+    for i in 1 .. coalesce(array_length(v_source.lineage_ids, 1), 0) loop
+        v_ids := array_append(v_ids, v_source.lineage_ids[i]);
+        if v_source.lineage_cursors[i] > p_at_cursor then
+            select e.clock - 1 into v_next_clock from actae.events as e
+            where e.channel_id = v_source.lineage_ids[i] and e.cursor = p_at_cursor + 1;
+            v_cursors := array_append(v_cursors, p_at_cursor);
+            v_clocks := array_append(v_clocks, v_next_clock);
+            v_cut := true;
+            exit;
+        end if;
+        v_cursors := array_append(v_cursors, v_source.lineage_cursors[i]);
+        v_clocks := array_append(v_clocks, v_source.lineage_clocks[i]);
+    end loop;
+    if not v_cut then
+        v_next_clock := null;
+        if p_at_cursor < v_source.head_cursor then
+            select e.clock - 1 into v_next_clock from actae.events as e
+            where e.channel_id = p_source_channel_id and e.cursor = p_at_cursor + 1;
+        end if;
+        v_ids := array_append(v_ids, p_source_channel_id);
+        v_cursors := array_append(v_cursors, p_at_cursor);
+        v_clocks := array_append(v_clocks, coalesce(v_next_clock, v_source.clock));
+    end if;
+
+    v_state := actae._state_at(v_source, p_at_cursor, null);
+    if p_at_cursor = v_source.head_cursor then
+        v_chain := v_source.head_chain;
+    elsif p_at_cursor = 0 then
+        v_chain := '';
+    else
+        v_chain := (actae._event_at(v_source, p_at_cursor)).chain_sha256;
+    end if;
+
+    insert into actae.channels (
+        channel_id, head_cursor, head_chain, state_version, parent_channel_id, fork_cursor,
+        fork_prefix_sha256, lineage_ids, lineage_cursors, lineage_clocks, tool_policies
+    ) values (
+        v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
+        v_chain, v_ids, v_cursors, v_clocks, v_policies
+    )
+    returning * into v_fork;
+    -- Completions in the source from now on get a later clock than the fork inherits.
+    update actae.channels as c set clock = c.clock + 1
+    where c.channel_id = p_source_channel_id;
+    if p_operation_id is not null then
+        insert into actae.operations (
+            channel_id, operation_id, kind, content_sha256, target_channel_id, recorded_at
+        ) values (
+            p_source_channel_id, p_operation_id, 'fork_channel', v_content, v_new_id,
+            clock_timestamp()
+        );
+    end if;
+    return actae._fork_receipt(v_fork, 'forked');
+end;
+$$;
+
+-- actae._fork_receipt — the receipt of a fork channel.
+create or replace function actae._fork_receipt(
+    p_fork actae.channels,
+    p_outcome text
+) returns actae.fork_result
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return row(
+        p_fork.channel_id, p_fork.parent_channel_id, p_fork.fork_cursor,
+        (actae._state_at(p_fork, p_fork.fork_cursor, null)).version,
+        p_fork.fork_prefix_sha256, p_fork.tool_policies, p_outcome
+    )::actae.fork_result;
+end;
+$$;

@@ -1,0 +1,30 @@
+-- Ownership and privileges of every function in schema actae, re-applied on each migrate.
+-- Functions are owned by the NOLOGIN role actae_owner (which owns the tables), so
+-- SECURITY DEFINER runs with exactly the rights of the ledger and nothing more.
+-- PUBLIC can execute nothing; actae_agent can execute the API (names without a leading
+-- underscore); actae_auditor can execute the reads.
+do $grants$
+declare
+    v_function record;
+begin
+    for v_function in
+        select p.oid::regprocedure as signature, p.proname as name
+        from pg_catalog.pg_proc as p
+        where p.pronamespace = 'actae'::regnamespace
+    loop
+        execute format('alter function %s owner to actae_owner', v_function.signature);
+        execute format('revoke all on function %s from public', v_function.signature);
+        if v_function.name not like '\_%' then
+            execute format('grant execute on function %s to actae_agent', v_function.signature);
+        end if;
+        if v_function.name in (
+            'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
+            'list_events', 'get_state', 'channel_topic'
+        ) then
+            execute format(
+                'grant execute on function %s to actae_auditor', v_function.signature
+            );
+        end if;
+    end loop;
+end;
+$grants$;
