@@ -102,6 +102,8 @@ create table actae.executions (
     retryable boolean,
     ambiguous boolean not null default false,
     completed_clock bigint,
+    cancel_requested_at timestamptz,
+    cancel_reason text,
     created_at timestamptz not null,
     claimed_at timestamptz not null,
     heartbeat_at timestamptz,
@@ -142,7 +144,9 @@ create type actae.execution_row as (
     created_at timestamptz,
     claimed_at timestamptz,
     heartbeat_at timestamptz,
-    finished_at timestamptz
+    finished_at timestamptz,
+    cancel_requested boolean,
+    cancel_reason text
 );
 
 create type actae.channel_row as (

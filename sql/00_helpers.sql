@@ -87,7 +87,8 @@ begin
         p_row.status, case when p_show_token then p_row.claim_token end, p_row.fence,
         p_row.attempt, p_row.lease_expires_at, p_row.params, p_row.fingerprint, p_row.result,
         p_row.error, p_row.ambiguous, p_row.retryable, p_row.dedup_fields, p_row.lease_seconds,
-        p_row.created_at, p_row.claimed_at, p_row.heartbeat_at, p_row.finished_at
+        p_row.created_at, p_row.claimed_at, p_row.heartbeat_at, p_row.finished_at,
+        p_row.cancel_requested_at is not null, p_row.cancel_reason
     )::actae.execution_row;
 end;
 $$;

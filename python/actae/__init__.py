@@ -1,0 +1,48 @@
+"""Actae: a PostgreSQL-native durable-execution ledger for AI agents.
+
+The logic lives in PL/pgSQL (schema ``actae``); this package calls those functions and maps
+their rows to frozen pydantic models.
+"""
+
+from actae.client import ActaeClient, SyncActaeClient
+from actae.errors import (
+    ActaeError,
+    ForkToolBlocked,
+    IdempotencyConflict,
+    InvalidInput,
+    LeaseLost,
+    NotFound,
+    ToolFailed,
+    VersionConflict,
+)
+from actae.models import (
+    Channel,
+    Claim,
+    Event,
+    EventRecorded,
+    Execution,
+    ForkResult,
+    StateSnapshot,
+    Transition,
+)
+
+__all__ = [
+    "ActaeClient",
+    "ActaeError",
+    "Channel",
+    "Claim",
+    "Event",
+    "EventRecorded",
+    "Execution",
+    "ForkResult",
+    "ForkToolBlocked",
+    "IdempotencyConflict",
+    "InvalidInput",
+    "LeaseLost",
+    "NotFound",
+    "StateSnapshot",
+    "SyncActaeClient",
+    "ToolFailed",
+    "Transition",
+    "VersionConflict",
+]

@@ -1,0 +1,277 @@
+"""ActaeClient (asyncio) and SyncActaeClient: thin callers of Actae's SQL functions.
+
+Both expose the same methods, generated from the builders in ``calls`` — there is one
+definition of every call, not two. Each method takes an optional ``conn=`` so a caller can
+put an Actae call inside its own transaction; without it the call runs on a pooled
+autocommit connection: one statement, one transaction, one round trip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+from actae import calls, plans
+from actae.errors import NotFound, map_error
+from actae.models import Event
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _async_method(
+    builder: Callable[P, calls.Call[T]],
+) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
+    @functools.wraps(builder)
+    async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self.run(builder(*args, **kwargs))
+
+    return method
+
+
+def _sync_method(
+    builder: Callable[P, calls.Call[T]],
+) -> Callable[Concatenate[SyncActaeClient, P], T]:
+    @functools.wraps(builder)
+    def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.run(builder(*args, **kwargs))
+
+    return method
+
+
+def _pool_kwargs() -> dict[str, Any]:
+    return {"autocommit": True}
+
+
+class ActaeClient:
+    """Asyncio client. ``async with ActaeClient(dsn) as client: ...`` or
+    ``ActaeClient(pool=existing_async_pool)`` (the pool is then the caller's to open and close).
+    """
+
+    def __init__(
+        self, dsn: str | None = None, *, pool: AsyncConnectionPool | None = None,
+        max_size: int = 10,
+    ) -> None:
+        if (dsn is None) == (pool is None):
+            raise ValueError("pass either dsn or pool")
+        self._owns_pool = pool is None
+        self.pool = pool or AsyncConnectionPool(
+            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+        )
+
+    async def open(self) -> None:
+        if self._owns_pool:
+            await self.pool.open(wait=True)
+
+    async def close(self) -> None:
+        if self._owns_pool:
+            await self.pool.close()
+
+    async def __aenter__(self) -> ActaeClient:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def run(self, call: calls.Call[T]) -> T:
+        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        try:
+            if call.conn is not None:
+                return await self._execute(call.conn, call)
+            async with self.pool.connection() as conn:
+                return await self._execute(conn, call)
+        except (psycopg.Error, UnicodeEncodeError, ValueError) as exc:
+            raise map_error(exc) from exc
+
+    @staticmethod
+    async def _execute(conn: psycopg.AsyncConnection[Any], call: calls.Call[T]) -> T:
+        async with conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(call.sql, call.params)
+            return call.read(await cur.fetchall())
+
+    async def drive(self, plan: plans.Plan[T]) -> T:
+        """Run a plan to completion; Emit steps are ignored."""
+        value: Any = None
+        while True:
+            try:
+                step = plan.send(value)
+            except StopIteration as stop:
+                return stop.value
+            value = await self._step(step)
+
+    async def _step(self, step: plans.Step) -> Any:
+        if isinstance(step, calls.Call):
+            return await self.run(step)
+        if isinstance(step, plans.Sleep):
+            await asyncio.sleep(step.seconds)
+        return None
+
+    async def _emitted(self, plan: plans.Plan[Any]) -> AsyncIterator[Any]:
+        value: Any = None
+        while True:
+            try:
+                step = plan.send(value)
+            except StopIteration:
+                return
+            if isinstance(step, plans.Emit):
+                value = None
+                yield step.value
+            else:
+                value = await self._step(step)
+
+    claim_execution = _async_method(calls.claim_execution)
+    heartbeat_execution = _async_method(calls.heartbeat_execution)
+    complete_execution = _async_method(calls.complete_execution)
+    fail_execution = _async_method(calls.fail_execution)
+    get_execution = _async_method(calls.get_execution)
+    list_executions = _async_method(calls.list_executions)
+    list_expired_leases = _async_method(calls.list_expired_leases)
+    create_channel = _async_method(calls.create_channel)
+    get_channel = _async_method(calls.get_channel)
+    record_event = _async_method(calls.record_event)
+    transition_state = _async_method(calls.transition_state)
+    fork_channel = _async_method(calls.fork_channel)
+    list_events = _async_method(calls.list_events)
+    get_state = _async_method(calls.get_state)
+
+    def iter_events(
+        self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
+    ) -> AsyncIterator[Event]:
+        """Every event after after_cursor, paging through list_events."""
+        return self._emitted(plans.iter_events(channel_id, after_cursor, page_size, conn))
+
+    async def watch(
+        self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000,
+        poll_seconds: float = 5.0,
+    ) -> AsyncIterator[Event]:
+        """Catch up from the table, then yield new events as they commit, forever.
+
+        LISTEN starts before the catch-up, so an event committed in between is announced and
+        fetched; every fetch asks for cursors after the last one yielded, so no cursor is
+        skipped or repeated. A channel that does not exist yet is waited for. One pooled
+        connection is held while iterating; poll_seconds bounds the wait on a lost NOTIFY.
+        """
+        async with self.pool.connection() as conn:
+            if not conn.autocommit:
+                await conn.set_autocommit(True)
+            topic = await self.run(calls.channel_topic(channel_id, conn=conn))
+            await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+            try:
+                while True:
+                    try:
+                        async for event in self.iter_events(
+                            channel_id, after_cursor, page_size=page_size, conn=conn
+                        ):
+                            after_cursor = event.cursor
+                            yield event
+                    except NotFound:
+                        pass
+                    async for _ in conn.notifies(timeout=poll_seconds, stop_after=1):
+                        pass
+            finally:
+                await conn.execute("unlisten *")
+
+
+class SyncActaeClient:
+    """The blocking twin of ActaeClient: same methods, same SQL, no asyncio."""
+
+    def __init__(
+        self, dsn: str | None = None, *, pool: ConnectionPool | None = None, max_size: int = 10,
+    ) -> None:
+        if (dsn is None) == (pool is None):
+            raise ValueError("pass either dsn or pool")
+        self._owns_pool = pool is None
+        self.pool = pool or ConnectionPool(
+            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+        )
+
+    def open(self) -> None:
+        if self._owns_pool:
+            self.pool.open(wait=True)
+
+    def close(self) -> None:
+        if self._owns_pool:
+            self.pool.close()
+
+    def __enter__(self) -> SyncActaeClient:
+        self.open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def run(self, call: calls.Call[T]) -> T:
+        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        try:
+            if call.conn is not None:
+                return self._execute(call.conn, call)
+            with self.pool.connection() as conn:
+                return self._execute(conn, call)
+        except (psycopg.Error, UnicodeEncodeError, ValueError) as exc:
+            raise map_error(exc) from exc
+
+    @staticmethod
+    def _execute(conn: psycopg.Connection[Any], call: calls.Call[T]) -> T:
+        with conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(call.sql, call.params)
+            return call.read(cur.fetchall())
+
+    def drive(self, plan: plans.Plan[T]) -> T:
+        """Run a plan to completion; Emit steps are ignored."""
+        value: Any = None
+        while True:
+            try:
+                step = plan.send(value)
+            except StopIteration as stop:
+                return stop.value
+            value = self._step(step)
+
+    def _step(self, step: plans.Step) -> Any:
+        if isinstance(step, calls.Call):
+            return self.run(step)
+        if isinstance(step, plans.Sleep):
+            time.sleep(step.seconds)
+        return None
+
+    def _emitted(self, plan: plans.Plan[Any]) -> Iterator[Any]:
+        value: Any = None
+        while True:
+            try:
+                step = plan.send(value)
+            except StopIteration:
+                return
+            if isinstance(step, plans.Emit):
+                value = None
+                yield step.value
+            else:
+                value = self._step(step)
+
+    claim_execution = _sync_method(calls.claim_execution)
+    heartbeat_execution = _sync_method(calls.heartbeat_execution)
+    complete_execution = _sync_method(calls.complete_execution)
+    fail_execution = _sync_method(calls.fail_execution)
+    get_execution = _sync_method(calls.get_execution)
+    list_executions = _sync_method(calls.list_executions)
+    list_expired_leases = _sync_method(calls.list_expired_leases)
+    create_channel = _sync_method(calls.create_channel)
+    get_channel = _sync_method(calls.get_channel)
+    record_event = _sync_method(calls.record_event)
+    transition_state = _sync_method(calls.transition_state)
+    fork_channel = _sync_method(calls.fork_channel)
+    list_events = _sync_method(calls.list_events)
+    get_state = _sync_method(calls.get_state)
+
+    def iter_events(
+        self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
+    ) -> Iterator[Event]:
+        """Every event after after_cursor, paging through list_events."""
+        return self._emitted(plans.iter_events(channel_id, after_cursor, page_size, conn))

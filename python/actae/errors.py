@@ -1,0 +1,91 @@
+"""Actae's exceptions and the one place that maps database errors onto them.
+
+Every Actae function raises with its own SQLSTATE (class ``AC``); the driver branches on
+``diag.sqlstate``, never on message text. DETAIL is JSON and becomes ``exc.detail``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psycopg
+
+
+class ActaeError(Exception):
+    """Base class of every error Actae raises on purpose."""
+
+    sqlstate: str = ""
+
+    def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail: dict[str, Any] = detail or {}
+
+
+class InvalidInput(ActaeError):
+    """AC400: an argument is missing, empty, the wrong shape or out of range."""
+
+    sqlstate = "AC400"
+
+
+class ForkToolBlocked(ActaeError):
+    """AC403: a fork claimed a tool that its fork policy blocks."""
+
+    sqlstate = "AC403"
+
+
+class NotFound(ActaeError):
+    """AC404: channel, execution, version or cursor does not exist."""
+
+    sqlstate = "AC404"
+
+
+class IdempotencyConflict(ActaeError):
+    """AC409: a key or operation_id reused with different content."""
+
+    sqlstate = "AC409"
+
+
+class VersionConflict(ActaeError):
+    """AC412: expected_version / expected_cursor is stale; detail has the current values."""
+
+    sqlstate = "AC412"
+
+
+class LeaseLost(ActaeError):
+    """AC423: the claim token is not the current owner's."""
+
+    sqlstate = "AC423"
+
+
+class ToolFailed(ActaeError):
+    """An execution failed non-retryably; ``detail`` holds the stored error."""
+
+    sqlstate = "failed"
+
+
+_BY_SQLSTATE: dict[str, type[ActaeError]] = {
+    cls.sqlstate: cls
+    for cls in (InvalidInput, ForkToolBlocked, NotFound, IdempotencyConflict, VersionConflict,
+                LeaseLost)
+}
+
+
+def map_error(exc: BaseException) -> BaseException:
+    """The Actae exception for a database or encoding error, or ``exc`` unchanged.
+
+    Text the server could never store (a NUL byte, a lone surrogate) is rejected before it is
+    sent, so it surfaces as InvalidInput too.
+    """
+    if isinstance(exc, psycopg.Error) and exc.diag.sqlstate in _BY_SQLSTATE:
+        detail: dict[str, Any] = {}
+        if exc.diag.message_detail:
+            try:
+                detail = json.loads(exc.diag.message_detail)
+            except ValueError:
+                detail = {"detail": exc.diag.message_detail}
+        return _BY_SQLSTATE[exc.diag.sqlstate](exc.diag.message_primary or str(exc), detail)
+    if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
+        return InvalidInput(f"an argument cannot be sent to PostgreSQL: {exc}")
+    return exc
