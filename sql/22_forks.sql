@@ -36,14 +36,13 @@ declare
     v_content text;
     v_new_id text;
     v_policies jsonb;
-    v_ids text [] := '{}';
-    v_cursors bigint [] := '{}';
-    v_clocks bigint [] := '{}';
+    v_ids text [] := '{}'::text [];
+    v_cursors bigint [] := '{}'::bigint [];
+    v_clocks bigint [] := '{}'::bigint [];
     v_cut boolean := false;
     v_next_clock bigint;
     v_state actae.state_row;
     v_chain text;
-    i integer;
 begin
     perform actae._check_text(p_source_channel_id, 'source_channel_id', 256);
     perform actae._require(p_at_cursor is null, 'at_cursor');
