@@ -143,7 +143,7 @@ $$;
 -- Raises: AC400 when params is not an object, a field is missing, or the list is empty.
 create or replace function actae._fingerprint(
     p_params jsonb,
-    p_fields text []
+    p_fields text[]
 ) returns text
 language plpgsql
 immutable

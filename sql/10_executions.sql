@@ -25,7 +25,7 @@ create or replace function actae.claim_execution(
     p_key_name text,
     p_tool_name text,
     p_params jsonb,
-    p_dedup_fields text [] default null,
+    p_dedup_fields text[] default null,
     p_lease_seconds integer default 60
 ) returns actae.execution_row
 language plpgsql
@@ -34,7 +34,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_fields text [];
+    v_fields text[];
     v_fingerprint text;
     v_channel actae.channels;
     v_row actae.executions;
@@ -155,7 +155,7 @@ $$;
 create or replace function actae._check_same_operation(
     p_row actae.executions,
     p_tool_name text,
-    p_fields text [],
+    p_fields text[],
     p_fingerprint text
 ) returns void
 language plpgsql

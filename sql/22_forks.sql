@@ -36,9 +36,9 @@ declare
     v_content text;
     v_new_id text;
     v_policies jsonb;
-    v_ids text [] := '{}'::text [];
-    v_cursors bigint [] := '{}'::bigint [];
-    v_clocks bigint [] := '{}'::bigint [];
+    v_ids text[] := '{}'::text[];
+    v_cursors bigint[] := '{}'::bigint[];
+    v_clocks bigint[] := '{}'::bigint[];
     v_cut boolean := false;
     v_next_clock bigint;
     v_state actae.state_row;

@@ -1,0 +1,107 @@
+# Actae: build, lint and test entry points. CI runs `make test` (see .ci/run).
+# Targets that need a database run through .ci/with-db.sh: with ACTAE_DSN set they use that
+# database, otherwise a throwaway local server (.ci/pg.sh) that is stopped afterwards.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.NOTPARALLEL:
+
+PG_BIN := /usr/lib/postgresql/15/bin
+PG_EXT := /usr/share/postgresql/15/extension
+ISOLATION_REGRESS := /usr/lib/postgresql/15/lib/pgxs/src/test/isolation/pg_isolation_regress
+export PATH := $(PG_BIN):$(PATH)
+
+PY := .venv/bin/python
+WITH_DB := .ci/with-db.sh
+
+# file-that-proves-it-is-installed=Debian package
+DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
+	$(ISOLATION_REGRESS)=postgresql-client-15 \
+	$(PG_EXT)/pgtap.control=postgresql-15-pgtap \
+	$(PG_EXT)/plpgsql_check.control=postgresql-15-plpgsql-check \
+	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
+
+.PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest test test-inner \
+	demo clean distclean
+
+help:
+	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest"
+	@echo "make demo           run python/examples/crash_demo.py against a migrated database"
+	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running)"
+	@echo "make lint | pgtap | plpgsql-check | isolation | pytest    one step on its own"
+	@echo "make deps | venv    Debian packages | .venv with actae[dev]"
+	@echo "make clean          stop the local server and delete .actae/ (distclean: .venv too)"
+
+# Debian packages, installed only when missing (apt needs root; otherwise just say what).
+deps:
+	@missing=(); \
+	for dep in $(DEB_DEPS); do [[ -e $${dep%%=*} ]] || missing+=("$${dep#*=}"); done; \
+	python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv); \
+	if (( $${#missing[@]} == 0 )); then exit 0; fi; \
+	if [[ $$EUID -ne 0 ]]; then \
+		echo "deps: missing Debian packages (install them as root): $${missing[*]}" >&2; \
+		exit 0; \
+	fi; \
+	echo "deps: installing $${missing[*]}"; \
+	apt-get update -qq; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"$${missing[@]}" >/dev/null
+
+venv: .venv/.stamp
+
+.venv/.stamp: pyproject.toml
+	python3 -m venv .venv
+	.venv/bin/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+migrate: venv
+ifdef ACTAE_DSN
+	$(PY) -m actae migrate
+else
+	ACTAE_KEEP_DB=1 $(WITH_DB) true
+endif
+
+lint: venv
+	.venv/bin/ruff check $(wildcard python tests)
+	@dirs="$(wildcard sql migrations)"; \
+	if [[ -n $$dirs ]]; then .venv/bin/sqlfluff lint $$dirs; fi
+
+plpgsql-check: venv
+	$(WITH_DB) tests/plpgsql_check.sh
+
+pgtap: venv
+	@if [[ -z $$(find tests/sql -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
+		echo "pgtap: no tests in tests/sql"; exit 0; fi; \
+	$(WITH_DB) pg_prove --failures --ext .sql -r tests/sql
+
+# Specs are tests/isolation/specs/NAME.spec, expected output tests/isolation/expected/NAME.out.
+isolation: venv
+	@shopt -s nullglob; specs=(tests/isolation/specs/*.spec); \
+	if (( $${#specs[@]} == 0 )); then echo "isolation: no specs, skipped"; exit 0; fi; \
+	names=(); for spec in "$${specs[@]}"; do n=$${spec##*/}; names+=("$${n%.spec}"); done; \
+	mkdir -p .actae/isolation; \
+	$(WITH_DB) bash -c '$(ISOLATION_REGRESS) --use-existing --bindir=$(PG_BIN) \
+		--inputdir=tests/isolation --outputdir=.actae/isolation \
+		--dbname="$$PGDATABASE" "$$@"' isolation "$${names[@]}"
+
+pytest: venv
+	$(WITH_DB) .venv/bin/pytest -q
+
+# One server start and one migration for every step; -k runs the rest after a failure.
+# The local database is recreated first (as CI's is new), so an edited migration just works.
+test: deps venv
+	ACTAE_FRESH_DB=1 $(WITH_DB) $(MAKE) --no-print-directory -k test-inner
+
+test-inner: lint plpgsql-check pgtap isolation pytest
+
+demo: deps venv
+	ACTAE_FRESH_DB=1 $(WITH_DB) $(PY) python/examples/crash_demo.py
+
+clean:
+	.ci/pg.sh stop
+	@base=$$(cat .actae/base 2>/dev/null || true); \
+	if [[ $$base == /tmp/actae-pg-* ]]; then rm -rf "$$base"; fi
+	rm -rf .actae
+
+distclean: clean
+	rm -rf .venv

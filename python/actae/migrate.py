@@ -1,0 +1,190 @@
+"""Actae migration runner.
+
+Two kinds of SQL live in the repo:
+
+* ``migrations/NNNN_name.sql``: forward-only schema changes, applied once each, in NNNN order.
+  Each runs in its own transaction that first inserts its row into
+  ``actae.schema_migrations`` (version, name, sha256 of the file), so a second migrator that
+  slipped past the lock would collide on the primary key instead of applying it twice. A file
+  edited after it was applied is refused, and nothing more is applied.
+* ``sql/*.sql`` (top level only): ``create or replace`` functions, re-applied on every run
+  in one transaction, in sorted name order.
+
+A session advisory lock serialises concurrent migrators. Files are sent as-is in one
+simple-query round trip each, so they must not contain psql meta-commands or their own
+``begin``/``commit``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import psycopg
+
+# Advisory lock key shared by every Actae migrator: the bytes of "actae-mg" as a bigint.
+LOCK_KEY = int.from_bytes(b"actae-mg", "big")
+
+_MIGRATION_FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
+
+_BOOTSTRAP = b"""
+create schema if not exists actae;
+create table if not exists actae.schema_migrations (
+    version int primary key,
+    name text not null,
+    checksum text not null,
+    applied_at timestamptz not null default clock_timestamp()
+);
+"""
+
+
+class MigrationError(Exception):
+    """A migration file or the database's migration history is not in a state we can apply."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+    checksum: str
+
+
+@dataclass(frozen=True)
+class MigrationStatus:
+    version: int
+    name: str
+    state: str  # applied | pending | edited (file changed after apply) | missing (no file)
+    applied_at: datetime | None
+
+
+def sql_root() -> Path:
+    """Folder holding ``migrations/`` and ``sql/``: $ACTAE_SQL_ROOT, else the repo root."""
+    override = os.environ.get("ACTAE_SQL_ROOT")
+    return Path(override) if override else Path(__file__).resolve().parents[2]
+
+
+def find_migrations(root: Path) -> list[Migration]:
+    """Migrations under root/migrations, sorted by version; a missing folder has none."""
+    found: dict[int, Migration] = {}
+    folder = root / "migrations"
+    for path in sorted(folder.glob("*.sql")) if folder.is_dir() else []:
+        match = _MIGRATION_FILE.match(path.name)
+        if not match:
+            raise MigrationError(f"{path}: migration files are named NNNN_name.sql")
+        version = int(match.group(1))
+        if version in found:
+            raise MigrationError(f"{path}: version {version} is used by {found[version].path}")
+        checksum = hashlib.sha256(path.read_bytes()).hexdigest()
+        found[version] = Migration(version, path.stem, path, checksum)
+    return [found[v] for v in sorted(found)]
+
+
+def find_sql_files(root: Path) -> list[Path]:
+    """Re-appliable files directly under root/sql, in sorted name order. Subfolders are not
+    loaded: they hold SQL for other deployments (sql/citus/ is run by hand on Citus)."""
+    folder = root / "sql"
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob("*.sql"), key=lambda p: p.name)
+
+
+def migrate(dsn: str, root: Path | None = None) -> list[str]:
+    """Apply pending migrations, then re-apply sql/. Returns the names of applied migrations."""
+    root = root or sql_root()
+    migrations = find_migrations(root)
+    applied: list[str] = []
+    with _locked_connection(dsn) as conn:
+        conn.execute(_BOOTSTRAP)
+        recorded = _recorded(conn)
+        _check_history(migrations, recorded)
+        for m in migrations:
+            if m.version in recorded:
+                continue
+            with conn.transaction():
+                conn.execute(
+                    "insert into actae.schema_migrations (version, name, checksum)"
+                    " values (%s, %s, %s)",
+                    (m.version, m.name, m.checksum),
+                )
+                _execute_file(conn, m.path, root)
+            applied.append(m.name)
+        with conn.transaction():
+            for path in find_sql_files(root):
+                _execute_file(conn, path, root)
+    return applied
+
+
+def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
+    """Applied/pending state of every migration file (and of recorded ones with no file)."""
+    migrations = find_migrations(root or sql_root())
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        exists = conn.execute("select to_regclass('actae.schema_migrations')").fetchone()
+        recorded = _recorded(conn) if exists and exists[0] else {}
+    result = []
+    for m in migrations:
+        row = recorded.pop(m.version, None)
+        if row is None:
+            result.append(MigrationStatus(m.version, m.name, "pending", None))
+        else:
+            state = "applied" if row[1] == m.checksum else "edited"
+            result.append(MigrationStatus(m.version, m.name, state, row[2]))
+    for version, (name, _, applied_at) in recorded.items():
+        result.append(MigrationStatus(version, name, "missing", applied_at))
+    return sorted(result, key=lambda s: s.version)
+
+
+@contextmanager
+def _locked_connection(dsn: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select pg_advisory_lock(%s)", (LOCK_KEY,))
+        try:
+            yield conn
+        finally:
+            if not conn.closed and not conn.broken:
+                conn.execute("select pg_advisory_unlock(%s)", (LOCK_KEY,))
+
+
+def _recorded(conn: psycopg.Connection) -> dict[int, tuple[str, str, datetime]]:
+    rows = conn.execute(
+        "select version, name, checksum, applied_at from actae.schema_migrations"
+    ).fetchall()
+    return {version: (name, checksum, at) for version, name, checksum, at in rows}
+
+
+def _check_history(
+    migrations: list[Migration], recorded: dict[int, tuple[str, str, datetime]]
+) -> None:
+    files = {m.version: m for m in migrations}
+    for version, (name, checksum, _) in sorted(recorded.items()):
+        m = files.get(version)
+        if m is None:
+            raise MigrationError(
+                f"migration {name} is recorded in actae.schema_migrations but its file is gone"
+            )
+        if m.checksum != checksum:
+            raise MigrationError(
+                f"{m.path.name} was edited after it was applied (recorded sha256 "
+                f"{checksum[:12]}, file now {m.checksum[:12]}); add a new migration instead,"
+                " or for a throwaway database start over (`make clean`)"
+            )
+
+
+def _execute_file(conn: psycopg.Connection, path: Path, root: Path) -> None:
+    text = path.read_bytes()
+    try:
+        conn.execute(text)
+    except psycopg.Error as exc:
+        where = path.relative_to(root).as_posix()
+        position = exc.diag.statement_position  # 1-based, in characters of the whole file
+        if position and position.isdigit():
+            line = text.decode(errors="replace")[: int(position)].count("\n") + 1
+            where += f" line {line}"
+        message = exc.diag.message_primary or str(exc)
+        raise MigrationError(f"{where}: {message} [{exc.sqlstate}]") from exc
