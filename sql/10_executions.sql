@@ -6,7 +6,9 @@
 --     fingerprint: use the stored result), reclaimed (lease lapsed or last attempt failed
 --     retryably: caller owns it with a new token and fence + 1; ambiguous = true when the
 --     previous attempt ended with no recorded outcome), in_progress (another owner holds a
---     live lease) or failed (failed non-retryably).
+--     live lease) or failed (failed non-retryably). An execution cancelled by
+--     actae.cancel_execution whose lease has lapsed is not reclaimed: it becomes failed, not
+--     retryable, error 'cancelled: <reason>', and the claim returns failed.
 --   * Exactly one caller gets claimed/reclaimed per ownership epoch under READ COMMITTED:
 --     INSERT ... ON CONFLICT DO NOTHING lets exactly one concurrent inserter create the row
 --     (the others wait for its commit, then insert nothing); the losers then read the
@@ -127,6 +129,17 @@ begin
         return actae._execution_row(v_row, 'failed', false);
     elsif v_row.status <> 'failed' and v_row.lease_expires_at > v_now then
         return actae._execution_row(v_row, 'in_progress', false);
+    elsif v_row.cancel_requested_at is not null then
+        -- Cancelled (actae.cancel_execution) and its owner is gone: fail it for good
+        -- instead of reclaiming it.
+        update actae.executions as e set
+            status = 'failed',
+            retryable = false,
+            error = 'cancelled: ' || e.cancel_reason,
+            finished_at = v_now
+        where e.channel_id = p_channel_id and e.key_name = p_key_name
+        returning e.* into v_row;
+        return actae._execution_row(v_row, 'failed', false);
     end if;
 
     update actae.executions as e set

@@ -194,7 +194,7 @@ begin
         p_channel.channel_id, p_channel.head_cursor, p_channel.state_version,
         p_channel.parent_channel_id, p_channel.fork_cursor, p_channel.created_at,
         p_channel.lineage_ids, p_channel.head_chain, p_channel.fork_prefix_sha256,
-        p_channel.tool_policies, p_channel.metadata
+        p_channel.tool_policies, p_channel.metadata, p_channel.closed_at, p_channel.key_ttl
     )::actae.channel_row;
 end;
 $$;

@@ -2,7 +2,9 @@
 -- Functions are owned by the NOLOGIN role actae_owner (which owns the tables), so
 -- SECURITY DEFINER runs with exactly the rights of the ledger and nothing more.
 -- PUBLIC can execute nothing; actae_agent can execute the API (names without a leading
--- underscore); actae_auditor can execute the reads.
+-- underscore) except the operator functions cancel_execution and purge, which only
+-- actae_operator (a member of actae_agent and actae_auditor, migration 0002) can execute;
+-- actae_auditor can execute the reads.
 do $grants$
 declare
     v_function record;
@@ -14,7 +16,13 @@ begin
     loop
         execute format('alter function %s owner to actae_owner', v_function.signature);
         execute format('revoke all on function %s from public', v_function.signature);
-        if v_function.name not like '\_%' then
+        if v_function.name in ('cancel_execution', 'purge') then
+            -- Operator-only: an agent must not cancel others' work or delete history.
+            execute format('revoke all on function %s from actae_agent', v_function.signature);
+            execute format(
+                'grant execute on function %s to actae_operator', v_function.signature
+            );
+        elsif v_function.name not like '\_%' then
             execute format('grant execute on function %s to actae_agent', v_function.signature);
         end if;
         if v_function.name in (
