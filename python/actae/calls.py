@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
@@ -24,6 +25,7 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
+from actae.ops_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -274,3 +276,60 @@ def get_state(
 def channel_topic(channel_id: str, *, conn: Any = None) -> Call[str]:
     """The LISTEN topic on which a channel announces new cursors."""
     return Call(CHANNEL_TOPIC, {"channel_id": channel_id}, lambda rows: rows[0]["topic"], conn)
+
+
+# Operator functions and audit views (migration 0002, sql/30_operations.sql).
+
+CANCEL_EXECUTION = _sql("cancel_execution", "execution_id::uuid", "reason::text")
+CLOSE_CHANNEL = _sql("close_channel", "channel_id::text")
+SET_KEY_TTL = _sql("set_key_ttl", "channel_id::text", "key_ttl::interval")
+PURGE = _sql("purge", "older_than::interval", "batch_size::integer")
+LEDGER_STATUS = "select * from actae.ledger_status"
+TOOL_STATS = "select * from actae.tool_stats order by tool_name"
+CHANNEL_LINEAGE = (
+    "select * from actae.channel_lineage where channel_id = %(channel_id)s::text"
+    " order by generation desc"
+)
+
+
+def cancel_execution(execution_id: UUID, reason: str, *, conn: Any = None) -> Call[Execution]:
+    """Ask an execution to stop (operators): its owner sees cancel_requested on the next
+    heartbeat; an abandoned one fails for good at the next claim."""
+    return Call(CANCEL_EXECUTION, {"execution_id": execution_id, "reason": reason},
+                _one_execution, conn)
+
+
+def close_channel(channel_id: str, *, conn: Any = None) -> Call[Channel]:
+    """Mark a run as over; purge deletes it once it has been quiet for its older_than."""
+    return Call(CLOSE_CHANNEL, {"channel_id": channel_id}, _one(Channel), conn)
+
+
+def set_key_ttl(
+    channel_id: str, key_ttl: timedelta | str | None, *, conn: Any = None
+) -> Call[Channel]:
+    """How long the channel's finished keys keep replaying (None: as long as the channel)."""
+    return Call(SET_KEY_TTL, {"channel_id": channel_id, "key_ttl": key_ttl}, _one(Channel), conn)
+
+
+def purge(
+    older_than: timedelta | str, batch_size: int = 1000, *, conn: Any = None
+) -> Call[PurgeResult]:
+    """Delete one bounded batch of what is past its lifetime (operators); repeat while
+    ``more``."""
+    return Call(PURGE, {"older_than": older_than, "batch_size": batch_size},
+                _one(PurgeResult), conn)
+
+
+def ledger_status(*, conn: Any = None) -> Call[LedgerStatus]:
+    """Schema version, executions by status, expired leases, oldest in-flight claim."""
+    return Call(LEDGER_STATUS, {}, _one(LedgerStatus), conn)
+
+
+def tool_stats(*, conn: Any = None) -> Call[list[ToolStats]]:
+    """Per-tool counts and durations."""
+    return Call(TOOL_STATS, {}, _many(ToolStats), conn)
+
+
+def channel_lineage(channel_id: str, *, conn: Any = None) -> Call[list[LineageEntry]]:
+    """The ancestors of a channel, root first."""
+    return Call(CHANNEL_LINEAGE, {"channel_id": channel_id}, _many(LineageEntry), conn)

@@ -142,6 +142,13 @@ class ActaeClient:
     fork_channel = _async_method(calls.fork_channel)
     list_events = _async_method(calls.list_events)
     get_state = _async_method(calls.get_state)
+    cancel_execution = _async_method(calls.cancel_execution)
+    close_channel = _async_method(calls.close_channel)
+    set_key_ttl = _async_method(calls.set_key_ttl)
+    purge = _async_method(calls.purge)
+    ledger_status = _async_method(calls.ledger_status)
+    tool_stats = _async_method(calls.tool_stats)
+    channel_lineage = _async_method(calls.channel_lineage)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -269,6 +276,13 @@ class SyncActaeClient:
     fork_channel = _sync_method(calls.fork_channel)
     list_events = _sync_method(calls.list_events)
     get_state = _sync_method(calls.get_state)
+    cancel_execution = _sync_method(calls.cancel_execution)
+    close_channel = _sync_method(calls.close_channel)
+    set_key_ttl = _sync_method(calls.set_key_ttl)
+    purge = _sync_method(calls.purge)
+    ledger_status = _sync_method(calls.ledger_status)
+    tool_stats = _sync_method(calls.tool_stats)
+    channel_lineage = _sync_method(calls.channel_lineage)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 from uuid import UUID
 
@@ -98,6 +98,8 @@ class Channel(_Row):
     fork_prefix_sha256: str | None = None
     tool_policies: dict[str, str] | None = None
     metadata: dict[str, Any]
+    closed_at: datetime | None = None
+    key_ttl: timedelta | None = None
 
 
 class Event(_Row):
