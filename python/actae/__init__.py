@@ -25,10 +25,19 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
+from actae.tools import (
+    Cancelled,
+    PermanentError,
+    ToolContext,
+    ToolInProgress,
+    compensation_key,
+    idempotency_key,
+)
 
 __all__ = [
     "ActaeClient",
     "ActaeError",
+    "Cancelled",
     "Channel",
     "Claim",
     "Event",
@@ -40,9 +49,14 @@ __all__ = [
     "InvalidInput",
     "LeaseLost",
     "NotFound",
+    "PermanentError",
     "StateSnapshot",
     "SyncActaeClient",
+    "ToolContext",
     "ToolFailed",
+    "ToolInProgress",
     "Transition",
     "VersionConflict",
+    "compensation_key",
+    "idempotency_key",
 ]

@@ -19,7 +19,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from actae import calls, plans
+from actae import calls, plans, tools
 from actae.errors import NotFound, map_error
 from actae.models import Event
 
@@ -43,6 +43,26 @@ def _sync_method(
     @functools.wraps(builder)
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         return self.run(builder(*args, **kwargs))
+
+    return method
+
+
+def _async_plan(
+    factory: Callable[P, plans.Plan[T]],
+) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
+    @functools.wraps(factory)
+    async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self.drive(factory(*args, **kwargs))
+
+    return method
+
+
+def _sync_plan(
+    factory: Callable[P, plans.Plan[T]],
+) -> Callable[Concatenate[SyncActaeClient, P], T]:
+    @functools.wraps(factory)
+    def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.drive(factory(*args, **kwargs))
 
     return method
 
@@ -113,6 +133,8 @@ class ActaeClient:
             return await self.run(step)
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
+        if isinstance(step, tools.LocalStep):
+            return await step.arun(self)
         return None
 
     async def _emitted(self, plan: plans.Plan[Any]) -> AsyncIterator[Any]:
@@ -142,6 +164,8 @@ class ActaeClient:
     fork_channel = _async_method(calls.fork_channel)
     list_events = _async_method(calls.list_events)
     get_state = _async_method(calls.get_state)
+    run_tool = _async_plan(tools.run_tool)
+    compensate = _async_plan(tools.compensate)
     cancel_execution = _async_method(calls.cancel_execution)
     close_channel = _async_method(calls.close_channel)
     set_key_ttl = _async_method(calls.set_key_ttl)
@@ -247,6 +271,8 @@ class SyncActaeClient:
             return self.run(step)
         if isinstance(step, plans.Sleep):
             time.sleep(step.seconds)
+        if isinstance(step, tools.LocalStep):
+            return step.run(self)
         return None
 
     def _emitted(self, plan: plans.Plan[Any]) -> Iterator[Any]:
@@ -276,6 +302,8 @@ class SyncActaeClient:
     fork_channel = _sync_method(calls.fork_channel)
     list_events = _sync_method(calls.list_events)
     get_state = _sync_method(calls.get_state)
+    run_tool = _sync_plan(tools.run_tool)
+    compensate = _sync_plan(tools.compensate)
     cancel_execution = _sync_method(calls.cancel_execution)
     close_channel = _sync_method(calls.close_channel)
     set_key_ttl = _sync_method(calls.set_key_ttl)
