@@ -1,0 +1,479 @@
+"""run_tool and compensate, every branch, through both clients against the real server.
+
+Each test runs once with SyncActaeClient and a sync tool, once with ActaeClient and an async
+tool. "Other workers" are real: separate connections in other threads. Leases that must lapse
+use the shortest legal lease (1 s) and wait on the database clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from actae import (
+    ActaeClient,
+    Cancelled,
+    Claim,
+    Execution,
+    PermanentError,
+    SyncActaeClient,
+    ToolContext,
+    ToolFailed,
+    ToolInProgress,
+    compensation_key,
+    idempotency_key,
+)
+from helpers import run
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "examples"))
+from fake_provider import FakeProvider  # noqa: E402
+
+Body = Callable[[ToolContext], Any]
+
+
+@pytest.fixture(params=["sync", "async"])
+def flavor(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def make_tool(flavor: str, body: Body, seconds: float = 0.0) -> Callable[[ToolContext], Any]:
+    """A sync or an async tool that takes `seconds`, then returns body(ctx)."""
+    if flavor == "sync":
+
+        def sync_tool(ctx: ToolContext) -> Any:
+            time.sleep(seconds)
+            return body(ctx)
+
+        return sync_tool
+
+    async def async_tool(ctx: ToolContext) -> Any:
+        await asyncio.sleep(seconds)
+        return body(ctx)
+
+    return async_tool
+
+
+def call(dsn: str, flavor: str, method: str, tool: Any, **kw: Any) -> Any:
+    """client.<method>(tool, **kw) on a fresh client of the given flavor."""
+    if flavor == "sync":
+        with SyncActaeClient(dsn, max_size=3) as client:
+            return getattr(client, method)(tool, **kw)
+
+    async def main() -> Any:
+        async with ActaeClient(dsn, max_size=3) as client:
+            return await getattr(client, method)(tool, **kw)
+
+    return run(main())
+
+
+class Recorder:
+    """Remembers every context a tool was called with."""
+
+    def __init__(self, result: Any = None) -> None:
+        self.contexts: list[ToolContext] = []
+        self.result = result
+
+    def __call__(self, ctx: ToolContext) -> Any:
+        self.contexts.append(ctx)
+        return self.result if self.result is not None else {"ran": ctx.key_name}
+
+
+def row(dsn: str, channel: str, key: str) -> Execution:
+    with SyncActaeClient(dsn, max_size=1) as client:
+        return client.get_execution(channel_id=channel, key_name=key)
+
+
+def claim(dsn: str, channel: str, key: str, tool_name: str, params: dict[str, Any],
+          lease: int = 1) -> Claim:
+    with SyncActaeClient(dsn, max_size=1) as client:
+        return client.claim_execution(channel, key, tool_name, params, None, lease)
+
+
+def wait_past_lease(dsn: str, channel: str, key: str) -> None:
+    """Sleep until the database clock is past the execution's lease."""
+    expires = row(dsn, channel, key).lease_expires_at
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        left = conn.execute(
+            "select extract(epoch from %s::timestamptz - clock_timestamp())::float8", (expires,)
+        ).fetchone()
+    assert left is not None
+    time.sleep(max(0.0, float(left[0])) + 0.05)
+
+
+# --- claimed and replayed --------------------------------------------------------------
+
+
+def test_claimed_runs_the_tool_once_then_replays(dsn: str, unique: Any, flavor: str) -> None:
+    channel, body = unique("run"), Recorder()
+    kw = {"channel_id": channel, "key_name": "search:1", "tool_name": "search",
+          "params": {"q": "postgres", "page": 1}, "dedup_fields": ["q"]}
+    first = call(dsn, flavor, "run_tool", make_tool(flavor, body), **kw)
+    second = call(dsn, flavor, "run_tool", make_tool(flavor, body), **kw)
+    assert first == second == {"ran": "search:1"}
+    assert len(body.contexts) == 1
+    ctx = body.contexts[0]
+    assert (ctx.channel_id, ctx.key_name, ctx.tool_name) == (channel, "search:1", "search")
+    assert ctx.params == {"q": "postgres", "page": 1}
+    assert ctx.idempotency_key == idempotency_key(channel, "search:1")
+    assert (ctx.fence, ctx.attempt, ctx.ambiguous) == (1, 1, False)
+    stored = row(dsn, channel, "search:1")
+    assert (stored.status, stored.result, stored.id) == ("completed", first, ctx.execution_id)
+
+
+def test_replayed_returns_the_stored_result_without_calling_the_tool(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel = unique("run")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        owned = client.claim_execution(channel, "k", "charge", {"amount": 5})
+        assert owned.claim_token is not None
+        client.complete_execution(owned.execution.id, owned.claim_token, {"charge": "ch_1"})
+
+    def never(ctx: ToolContext) -> Any:
+        raise AssertionError("a replayed execution must not call the tool")
+
+    result = call(dsn, flavor, "run_tool", make_tool(flavor, never), channel_id=channel,
+                  key_name="k", tool_name="charge", params={"amount": 5})
+    assert result == {"charge": "ch_1"}
+
+
+def test_result_is_returned_in_its_stored_json_form(dsn: str, unique: Any, flavor: str) -> None:
+    channel = unique("run")
+    result = call(dsn, flavor, "run_tool", make_tool(flavor, lambda ctx: ("a", 1)),
+                  channel_id=channel, key_name="k", tool_name="t", params={})
+    assert result == ["a", 1]  # what a replay returns too
+
+
+# --- exception path ---------------------------------------------------------------------
+
+
+def test_retryable_error_is_recorded_and_the_next_call_reclaims(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel, attempts = unique("run"), Recorder()
+
+    def flaky(ctx: ToolContext) -> Any:
+        attempts(ctx)
+        if len(attempts.contexts) == 1:
+            raise ConnectionError("provider timed out")
+        return {"ok": ctx.attempt}
+
+    kw = {"channel_id": channel, "key_name": "k", "tool_name": "t", "params": {"x": 1}}
+    with pytest.raises(ConnectionError, match="provider timed out"):
+        call(dsn, flavor, "run_tool", make_tool(flavor, flaky), **kw)
+    failed = row(dsn, channel, "k")
+    assert (failed.status, failed.retryable) == ("failed", True)
+    assert failed.error == "ConnectionError: provider timed out"
+
+    assert call(dsn, flavor, "run_tool", make_tool(flavor, flaky), **kw) == {"ok": 2}
+    second = attempts.contexts[1]
+    # reclaimed after a recorded failure: new fence, not ambiguous, same provider key
+    assert (second.fence, second.attempt, second.ambiguous) == (2, 2, False)
+    assert second.idempotency_key == attempts.contexts[0].idempotency_key
+    assert row(dsn, channel, "k").status == "completed"
+
+
+class CardDeclined(PermanentError):
+    pass
+
+
+def test_permanent_error_fails_for_good_and_later_calls_raise_the_stored_error(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel, body = unique("run"), Recorder()
+
+    def declined(ctx: ToolContext) -> Any:
+        body(ctx)
+        raise CardDeclined("card ending 4242 was declined")
+
+    kw = {"channel_id": channel, "key_name": "charge", "tool_name": "charge",
+          "params": {"amount": 900}}
+    with pytest.raises(CardDeclined):
+        call(dsn, flavor, "run_tool", make_tool(flavor, declined), **kw)
+    stored = row(dsn, channel, "charge")
+    assert (stored.status, stored.retryable) == ("failed", False)
+
+    with pytest.raises(ToolFailed) as raised:
+        call(dsn, flavor, "run_tool", make_tool(flavor, declined), **kw)
+    assert not isinstance(raised.value, Cancelled)
+    assert raised.value.message == "CardDeclined: card ending 4242 was declined"
+    assert raised.value.detail["execution_id"] == str(stored.id)
+    assert len(body.contexts) == 1
+
+
+# --- reclaimed with ambiguous = true ------------------------------------------------------
+
+
+def test_ambiguous_reclaim_with_and_without_reconcile(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    """A worker claimed three charges and died (lease 1 s): after charging 'paid' and
+    'paid-reconciled', before charging 'unpaid'. Nobody recorded an outcome."""
+    channel = unique("run")
+    provider = FakeProvider(dsn, namespace=f"{channel}/")
+    params = {"amount": 1200}
+    for key in ("paid", "paid-reconciled", "unpaid"):
+        assert claim(dsn, channel, key, "charge", params).status == "claimed"
+    provider.charge(idempotency_key(channel, "paid"), "charge", params)
+    provider.charge(idempotency_key(channel, "paid-reconciled"), "charge", params)
+    wait_past_lease(dsn, channel, "unpaid")
+
+    charged = Recorder()
+
+    def charge(ctx: ToolContext) -> Any:
+        charged(ctx)
+        return provider.charge(ctx.idempotency_key, "charge", ctx.params)
+
+    def reconcile(ctx: ToolContext) -> Any:
+        return provider.find(ctx.idempotency_key)
+
+    tool = make_tool(flavor, charge)
+    # without reconcile: the tool runs again with the same key; the provider deduplicates
+    paid = call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="paid",
+                tool_name="charge", params=params)
+    assert [(c.key_name, c.ambiguous, c.fence) for c in charged.contexts] == [("paid", True, 2)]
+    assert provider.requests(idempotency_key(channel, "paid")) == 2
+    assert provider.effects(idempotency_key(channel, "paid")) == 1
+    assert paid["effect_id"] == provider.find(idempotency_key(channel, "paid"))["effect_id"]
+
+    # with reconcile, the effect happened: the provider's answer is recorded, no tool call
+    found = call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="paid-reconciled",
+                 tool_name="charge", params=params, reconcile=make_tool(flavor, reconcile))
+    assert len(charged.contexts) == 1
+    assert provider.requests(idempotency_key(channel, "paid-reconciled")) == 1
+    stored = row(dsn, channel, "paid-reconciled")
+    assert (stored.status, stored.result, stored.fence) == ("completed", found, 2)
+
+    # with reconcile, the effect did not happen: the tool runs
+    unpaid = call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="unpaid",
+                  tool_name="charge", params=params, reconcile=make_tool(flavor, reconcile))
+    assert [c.key_name for c in charged.contexts] == ["paid", "unpaid"]
+    assert charged.contexts[1].ambiguous is True
+    assert provider.effects(idempotency_key(channel, "unpaid")) == 1
+    assert row(dsn, channel, "unpaid").result == unpaid
+    assert provider.effects() == 3
+
+
+# --- in_progress ------------------------------------------------------------------------
+
+
+def test_in_progress_waits_for_the_owner_then_replays_its_result(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel, params = unique("run"), {"q": "x"}
+    owned = claim(dsn, channel, "k", "search", params, lease=30)
+    assert owned.claim_token is not None
+    completed_at: list[float] = []
+
+    def owner() -> None:  # the other worker: finishes its tool 0.8 s later
+        time.sleep(0.8)
+        with SyncActaeClient(dsn, max_size=1) as client:
+            client.complete_execution(owned.execution.id, owned.claim_token, {"by": "owner"})
+        completed_at.append(time.monotonic())
+
+    thread = threading.Thread(target=owner)
+    thread.start()
+    body = Recorder()
+    result = call(dsn, flavor, "run_tool", make_tool(flavor, body), channel_id=channel,
+                  key_name="k", tool_name="search", params=params)
+    returned_at = time.monotonic()
+    thread.join()
+    assert result == {"by": "owner"}
+    assert body.contexts == []
+    assert completed_at and returned_at >= completed_at[0]
+
+
+def test_in_progress_owner_that_dies_is_reclaimed_when_its_lease_lapses(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel, params, body = unique("run"), {"q": "x"}, Recorder()
+    assert claim(dsn, channel, "k", "search", params, lease=1).status == "claimed"
+    result = call(dsn, flavor, "run_tool", make_tool(flavor, body), channel_id=channel,
+                  key_name="k", tool_name="search", params=params)
+    assert result == {"ran": "k"}
+    assert [(c.fence, c.ambiguous) for c in body.contexts] == [(2, True)]
+
+
+def test_wait_timeout_bounds_the_wait(dsn: str, unique: Any, flavor: str) -> None:
+    channel, params = unique("run"), {"q": "x"}
+    assert claim(dsn, channel, "k", "search", params, lease=30).status == "claimed"
+    started = time.monotonic()
+    with pytest.raises(ToolInProgress):
+        call(dsn, flavor, "run_tool", make_tool(flavor, Recorder()), channel_id=channel,
+             key_name="k", tool_name="search", params=params, wait_timeout=0.3)
+    assert time.monotonic() - started < 5
+
+
+def test_concurrent_callers_run_the_tool_once(dsn: str, unique: Any, flavor: str) -> None:
+    channel, body = unique("run"), Recorder()
+    tool = make_tool(flavor, body, seconds=0.4)
+    results: list[Any] = []
+
+    def worker() -> None:
+        results.append(call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="k",
+                            tool_name="t", params={"n": 1}, lease_seconds=5))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(body.contexts) == 1
+    assert results == [{"ran": "k"}] * 4
+
+
+# --- heartbeat --------------------------------------------------------------------------
+
+
+def test_heartbeat_keeps_a_long_tools_lease_alive(dsn: str, unique: Any, flavor: str) -> None:
+    """The tool runs 2.5 leases; a second worker keeps trying to claim meanwhile and never
+    can, because the lease is extended every third of it."""
+    channel, params, body = unique("run"), {"q": "slow"}, Recorder()
+    tool = make_tool(flavor, body, seconds=2.5)
+    outcomes: list[str] = []
+    done = threading.Event()
+
+    def rival() -> None:
+        time.sleep(0.3)
+        with SyncActaeClient(dsn, max_size=1) as client:
+            while not done.is_set():
+                seen = client.claim_execution(channel, "k", "slow", params, None, 1)
+                outcomes.append(seen.status)
+                time.sleep(0.2)
+
+    thread = threading.Thread(target=rival)
+    thread.start()
+    try:
+        result = call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="k",
+                      tool_name="slow", params=params, lease_seconds=1)
+    finally:
+        done.set()
+        thread.join()
+    assert result == {"ran": "k"}
+    assert len(outcomes) >= 8
+    # every rival claim before completion saw in_progress; after it, replayed
+    assert set(outcomes) <= {"in_progress", "replayed"}
+    assert outcomes[0] == "in_progress" and "in_progress" in outcomes[5:]
+    stored = row(dsn, channel, "k")
+    assert (stored.status, stored.attempt, stored.fence) == ("completed", 1, 1)
+    assert stored.heartbeat_at is not None
+
+
+# --- cancellation -----------------------------------------------------------------------
+
+
+def test_cancel_requested_stops_the_tool_and_fails_the_execution(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel, params = unique("run"), {"q": "endless"}
+    started, stopped = threading.Event(), threading.Event()
+
+    if flavor == "sync":
+
+        def endless(ctx: ToolContext) -> Any:
+            started.set()
+            while not ctx.should_stop():
+                time.sleep(0.02)
+            stopped.set()
+            return "gave up"
+
+        tool: Any = endless
+    else:
+
+        async def aendless(ctx: ToolContext) -> Any:
+            started.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                stopped.set()
+                raise
+            return "finished"
+
+        tool = aendless
+
+    def operator() -> None:
+        started.wait(10)
+        execution = row(dsn, channel, "k")
+        with SyncActaeClient(dsn, max_size=1) as client:
+            client.cancel_execution(execution.id, "user pressed stop")
+
+    thread = threading.Thread(target=operator)
+    thread.start()
+    began = time.monotonic()
+    with pytest.raises(Cancelled, match="cancelled: user pressed stop"):
+        call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="k",
+             tool_name="endless", params=params, lease_seconds=1)
+    thread.join()
+    assert time.monotonic() - began < 5
+    assert stopped.wait(2)
+    stored = row(dsn, channel, "k")
+    assert (stored.status, stored.retryable) == ("failed", False)
+    assert stored.error == "cancelled: user pressed stop"
+    # a later call raises the stored cancellation, without running anything
+    with pytest.raises(Cancelled):
+        call(dsn, flavor, "run_tool", make_tool(flavor, Recorder()), channel_id=channel,
+             key_name="k", tool_name="endless", params=params)
+
+
+# --- compensation -----------------------------------------------------------------------
+
+
+def test_compensation_is_its_own_durable_step(dsn: str, unique: Any, flavor: str) -> None:
+    channel = unique("order")
+    provider = FakeProvider(dsn, namespace=f"{channel}/")
+    params = {"amount": 4200}
+
+    def charge(ctx: ToolContext) -> Any:
+        return provider.charge(ctx.idempotency_key, "charge", ctx.params)
+
+    refunds = Recorder()
+
+    def refund(ctx: ToolContext) -> Any:
+        refunds(ctx)
+        assert ctx.original is not None
+        return provider.charge(ctx.idempotency_key, "refund",
+                               {"refunds": ctx.original.result["effect_id"]})
+
+    charged = call(dsn, flavor, "run_tool", make_tool(flavor, charge), channel_id=channel,
+                   key_name="charge:1", tool_name="charge", params=params)
+    kw = {"channel_id": channel, "key_name": "charge:1", "tool_name": "refund"}
+    first = call(dsn, flavor, "compensate", make_tool(flavor, refund), **kw)
+    again = call(dsn, flavor, "compensate", make_tool(flavor, refund), **kw)
+    assert first == again and first["kind"] == "refund"
+    assert len(refunds.contexts) == 1
+    ctx = refunds.contexts[0]
+    assert ctx.key_name == compensation_key("charge:1") == "compensate:charge:1"
+    assert ctx.original is not None and ctx.original.result == charged
+    assert ctx.params == {"compensates": "charge:1"}
+    assert row(dsn, channel, "compensate:charge:1").status == "completed"
+    assert provider.effects() == 2
+
+    # never ran: nothing to undo, nothing recorded
+    assert call(dsn, flavor, "compensate", make_tool(flavor, refund), channel_id=channel,
+                key_name="charge:never", tool_name="refund") is None
+    # still owned by someone: settle it first
+    assert claim(dsn, channel, "charge:2", "charge", params, lease=30).status == "claimed"
+    with pytest.raises(ToolInProgress):
+        call(dsn, flavor, "compensate", make_tool(flavor, refund), channel_id=channel,
+             key_name="charge:2", tool_name="refund")
+    assert len(refunds.contexts) == 1
+
+
+# --- mixed tool kinds -----------------------------------------------------------------
+
+
+def test_each_client_runs_both_sync_and_async_tools(dsn: str, unique: Any) -> None:
+    channel = unique("run")
+    for client_flavor, tool_flavor in (("sync", "async"), ("async", "sync")):
+        key = f"{client_flavor}-client-{tool_flavor}-tool"
+        result = call(dsn, client_flavor, "run_tool", make_tool(tool_flavor, Recorder()),
+                      channel_id=channel, key_name=key, tool_name="t", params={})
+        assert result == {"ran": key}
