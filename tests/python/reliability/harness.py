@@ -1,0 +1,113 @@
+"""Process plumbing shared by the reliability scenarios.
+
+Child processes speak one JSON object per line on stdout and take commands one per line on
+stdin, so the supervisor always knows what a worker last did before it was killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import IO, Any, TypeVar
+
+import psycopg
+
+from . import REPO
+
+T = TypeVar("T")
+
+
+def child_env() -> dict[str, str]:
+    """Environment for a child: the driver, the fake provider and this package importable."""
+    env = dict(os.environ)
+    paths = [str(REPO / "python"), str(REPO / "tests" / "python")]
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def spawn(module: str, config: Mapping[str, Any]) -> subprocess.Popen[str]:
+    """Start ``python -m reliability.<module> '<config json>'`` with pipes on stdin/stdout."""
+    return subprocess.Popen(
+        [sys.executable, "-m", f"reliability.{module}", json.dumps(config)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env(),
+        cwd=str(REPO),
+    )
+
+
+def emit(**fields: Any) -> None:
+    """Child side: one JSON line on stdout, flushed at once (the supervisor may kill us next)."""
+    sys.stdout.write(json.dumps(fields, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def read_message(stream: IO[str]) -> dict[str, Any] | None:
+    """Supervisor side: the next JSON line from a child, or None at end of stream."""
+    line = stream.readline()
+    if not line:
+        return None
+    return json.loads(line)
+
+
+def send(proc: subprocess.Popen[str], command: str) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(command + "\n")
+    proc.stdin.flush()
+
+
+def expect(proc: subprocess.Popen[str], kind: str) -> dict[str, Any]:
+    """Read messages from a child until one with ``e == kind``; fail on end of stream."""
+    assert proc.stdout is not None
+    while True:
+        message = read_message(proc.stdout)
+        if message is None:
+            raise AssertionError(f"child {proc.pid} ended (rc={proc.wait()}) before {kind!r}")
+        if message.get("e") == kind:
+            return message
+
+
+def retry_connection(call: Callable[[], T], on_error: Callable[[str], None] | None = None,
+                     deadline_seconds: float = 90.0) -> T:
+    """Run ``call``, retrying while PostgreSQL is unreachable (restart, dropped connection).
+
+    Every Actae call is safe to repeat: a claim replays or reports in_progress, completing
+    twice with the same token and result is a no-op, heartbeats extend, and record_event with
+    an operation_id replays.
+    """
+    deadline = time.monotonic() + deadline_seconds
+    while True:
+        try:
+            return call()
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline:
+                raise
+            if on_error is not None:
+                on_error(type(exc).__name__)
+            time.sleep(0.2)
+
+
+@dataclass(frozen=True)
+class TableDigest:
+    """Row counts and an order-independent hash of every Actae table: equal digests mean no
+    row was added, removed or changed."""
+
+    rows: tuple[tuple[str, int, int], ...]
+
+
+DIGEST_SQL = " union all ".join(
+    f"select '{table}' as name, count(*) as n,"
+    f" coalesce(sum(hashtext(t::text)), 0) as h from actae.{table} as t"
+    for table in ("channels", "events", "snapshots", "operations", "executions")
+)
+
+
+def table_digest(conn: psycopg.Connection[Any]) -> TableDigest:
+    rows = conn.execute(DIGEST_SQL).fetchall()
+    return TableDigest(tuple((str(r[0]), int(r[1]), int(r[2])) for r in rows))
