@@ -60,12 +60,17 @@ class Figures:
     events: int = 0
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
+    # What workers were told had committed: key -> result / (channel, cursor) / max fence.
+    told_completed: dict[str, Any] = field(default_factory=dict)
+    told_events: dict[str, tuple[str, int]] = field(default_factory=dict)
+    told_fences: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
         return (
             f"{self.strategy:<10} runs={self.runs} kills={self.kills} "
             f"(window={self.window_kills}, in_tool={self.tool_kills}, timer={self.timer_kills})"
-            f" db_restarts={self.db_restarts} reclaims={self.reclaims}"
+            f" db_restarts={self.db_restarts} conn_errors={self.connection_errors}"
+            f" tool_unreachable={self.tool_unreachable} reclaims={self.reclaims}"
             f" (ambiguous={self.ambiguous_reclaims}) replays={self.replays}"
             f" reconciled={self.reconciled} operations={self.operations}"
             f" effects={self.effects} duplicates={self.duplicates} lost={self.lost}"
@@ -142,6 +147,10 @@ class _Slot:
         while (message := read_message(proc.stdout)) is not None:
             kind = message["e"]
             if kind == "claim":
+                key = message["key"]
+                with self.lock:
+                    told = self.figures.told_fences
+                    told[key] = max(told.get(key, 0), message["fence"])
                 tally[f"claim_{message['outcome']}"] += 1
                 if message["outcome"] == "reclaimed" and message["ambiguous"]:
                     tally["ambiguous"] += 1
@@ -153,6 +162,13 @@ class _Slot:
                 self._kill(proc)
             elif kind == "done":
                 done = True
+            elif kind == "completed":
+                with self.lock:
+                    self.figures.told_completed[message["key"]] = message["result"]
+            elif kind == "event":
+                with self.lock:
+                    self.figures.told_events[message["key"]] = (message["channel"],
+                                                                message["cursor"])
             elif kind in ("conn_error", "reconciled", "tool_unreachable"):
                 tally[kind] += 1
         rc = proc.wait()
@@ -232,11 +248,13 @@ with ops as (
     where f.provider = %(provider)s and starts_with(f.idempotency_key, %(namespace)s)
     group by f.idempotency_key
 )
-select o.channel_id, o.key_name, e.status, e.attempt, e.ambiguous, e.fence,
+select o.channel_id, o.key_name, e.status, e.attempt, e.result, e.fence,
     (e.result ->> 'effect_id')::bigint as result_effect_id,
     coalesce(b.effects, 0) as effects, coalesce(b.effect_ids, '{}') as effect_ids,
     (select count(*) from actae.events as ev
-     where ev.channel_id = o.channel_id and ev.operation_id = o.key_name) as events
+     where ev.channel_id = o.channel_id and ev.operation_id = o.key_name) as events,
+    (select min(ev.cursor) from actae.events as ev
+     where ev.channel_id = o.channel_id and ev.operation_id = o.key_name) as event_cursor
 from ops as o
 left join actae.executions as e on e.channel_id = o.channel_id and e.key_name = o.key_name
 left join books as b on b.idempotency_key = %(namespace)s || o.key_name
@@ -266,8 +284,15 @@ def audit(dsn: str, namespace: str, channels: list[str], scenario: Scenario,
     figures.reclaims = int(reclaims[0])
     figures.operations = len(rows)
     problems = figures.problems
-    for (channel, key, status, _attempt, _ambiguous, _fence, result_effect, effects,
-         effect_ids, events) in rows:
+    for (channel, key, status, _attempt, result, fence, result_effect, effects,
+         effect_ids, events, event_cursor) in rows:
+        # Everything a worker was told had committed is still there, unchanged.
+        if key in figures.told_completed and figures.told_completed[key] != result:
+            problems.append(f"{key}: told {figures.told_completed[key]}, ledger has {result}")
+        if key in figures.told_events and figures.told_events[key] != (channel, event_cursor):
+            problems.append(f"{key}: told event {figures.told_events[key]}, has {event_cursor}")
+        if figures.told_fences.get(key, 0) > (fence or 0):
+            problems.append(f"{key}: told fence {figures.told_fences[key]}, ledger has {fence}")
         figures.effects += effects
         figures.duplicates += max(effects - 1, 0)
         figures.events += events
