@@ -109,7 +109,7 @@ class ActaeClient:
                 return await self._execute(call.conn, call)
             async with self.pool.connection() as conn:
                 return await self._execute(conn, call)
-        except (psycopg.Error, UnicodeEncodeError, ValueError) as exc:
+        except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             raise map_error(exc) from exc
 
     @staticmethod
@@ -247,7 +247,7 @@ class SyncActaeClient:
                 return self._execute(call.conn, call)
             with self.pool.connection() as conn:
                 return self._execute(conn, call)
-        except (psycopg.Error, UnicodeEncodeError, ValueError) as exc:
+        except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             raise map_error(exc) from exc
 
     @staticmethod

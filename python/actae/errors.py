@@ -76,7 +76,7 @@ def map_error(exc: BaseException) -> BaseException:
     """The Actae exception for a database or encoding error, or ``exc`` unchanged.
 
     Text the server could never store (a NUL byte, a lone surrogate) is rejected before it is
-    sent, so it surfaces as InvalidInput too.
+    sent, so it surfaces as InvalidInput too, as does JSON nested too deeply to encode.
     """
     if isinstance(exc, psycopg.Error) and exc.diag.sqlstate in _BY_SQLSTATE:
         detail: dict[str, Any] = {}
@@ -86,6 +86,10 @@ def map_error(exc: BaseException) -> BaseException:
             except ValueError:
                 detail = {"detail": exc.diag.message_detail}
         return _BY_SQLSTATE[exc.diag.sqlstate](exc.diag.message_primary or str(exc), detail)
+    if isinstance(exc, RecursionError):
+        # JSON nested deeper than Python's json module can encode (or decode) — about 1000
+        # levels; PostgreSQL itself would stop somewhere near 100 000 (stack depth).
+        return InvalidInput(f"a JSON value is nested too deeply for the driver: {exc}")
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
         return InvalidInput(f"an argument cannot be sent to PostgreSQL: {exc}")
     return exc
