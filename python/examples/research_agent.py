@@ -69,6 +69,7 @@ class Agent:
     state: dict[str, Any] = field(default_factory=dict)
     ran: list[ToolRun] = field(default_factory=list)
     tool_calls: int = 0  # run_tool calls made (ran + replayed)
+    outcomes: list[str] = field(default_factory=list)  # per step: transitioned | replayed
 
     def think(self, name: str, prompt: str, max_tokens: int) -> dict[str, Any]:
         """A model call, durable: {"text", "tokens_in", "tokens_out"}."""
@@ -99,6 +100,7 @@ class Agent:
             self.version, None, f"step-{self.step_no}:{name}",
         )
         self.version, self.state = done.version, state
+        self.outcomes.append(done.outcome)
 
 
 def documents(query: str) -> list[dict[str, str]]:
