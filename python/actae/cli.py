@@ -74,11 +74,15 @@ SUBCOMMANDS: list[Callable[[Subparsers], None]] = [_add_migrate]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # Operator commands (status, channel, executions, fork, cancel, purge) import this
+    # module, so they are loaded here rather than at the top.
+    from actae.cli_ops import OPS_SUBCOMMANDS
+
     parser = argparse.ArgumentParser(
         prog="actae", description="Actae: a durable-execution ledger for AI agents."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in SUBCOMMANDS:
+    for add in [*SUBCOMMANDS, *OPS_SUBCOMMANDS]:
         add(sub)
     return parser
 
