@@ -23,6 +23,7 @@ from actae import (
     Cancelled,
     Claim,
     Execution,
+    LeaseLost,
     PermanentError,
     SyncActaeClient,
     ToolContext,
@@ -423,6 +424,62 @@ def test_cancel_requested_stops_the_tool_and_fails_the_execution(
              key_name="k", tool_name="endless", params=params)
 
 
+def test_lease_taken_over_stops_the_tool_and_raises_lease_lost(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    """If this worker's heartbeats stalled long enough for another worker to reclaim, the
+    next heartbeat is fenced out: run_tool stops the tool and raises LeaseLost. The
+    takeover is written the way claim_execution's reclaim writes it (new token, fence + 1),
+    because a real stall cannot be forced from inside a live heartbeat loop."""
+    channel, params = unique("run"), {"q": "slow"}
+    started, stopped = threading.Event(), threading.Event()
+
+    def body(ctx: ToolContext) -> Any:
+        started.set()
+        return {"late": True}
+
+    def takeover() -> None:
+        started.wait(10)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                "update actae.executions set claim_token = gen_random_uuid(),"
+                " fence = fence + 1, attempt = attempt + 1, ambiguous = true"
+                " where channel_id = %s and key_name = 'k'", (channel,))
+
+    if flavor == "sync":
+
+        def slow(ctx: ToolContext) -> Any:
+            result = body(ctx)
+            while not ctx.should_stop():
+                time.sleep(0.02)
+            stopped.set()
+            return result
+
+        tool: Any = slow
+    else:
+
+        async def aslow(ctx: ToolContext) -> Any:
+            result = body(ctx)
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                stopped.set()
+                raise
+            return result
+
+        tool = aslow
+
+    thread = threading.Thread(target=takeover)
+    thread.start()
+    with pytest.raises(LeaseLost):
+        call(dsn, flavor, "run_tool", tool, channel_id=channel, key_name="k", tool_name="slow",
+             params=params, lease_seconds=1)
+    thread.join()
+    assert stopped.wait(2)
+    stored = row(dsn, channel, "k")
+    assert (stored.status, stored.fence, stored.result) == ("claimed", 2, None)
+
+
 # --- compensation -----------------------------------------------------------------------
 
 
@@ -477,3 +534,121 @@ def test_each_client_runs_both_sync_and_async_tools(dsn: str, unique: Any) -> No
         result = call(dsn, client_flavor, "run_tool", make_tool(tool_flavor, Recorder()),
                       channel_id=channel, key_name=key, tool_name="t", params={})
         assert result == {"ran": key}
+
+
+# --- README "What you still own": the snippets, run as written (channel ids made unique) --
+
+
+def test_readme_propagating_the_key_outward(dsn: str, unique: Any) -> None:
+    order = unique("order")
+    provider = FakeProvider(dsn, namespace=f"{order}/")
+
+    # --- snippet: the provider key and reconcile ---
+    def charge_card(ctx: ToolContext) -> dict[str, Any]:
+        # Same key on every retry and reclaim of this execution: the provider charges once.
+        return provider.charge(ctx.idempotency_key, "charge", ctx.params)
+
+    def find_charge(ctx: ToolContext) -> dict[str, Any] | None:
+        # Asked only after a crash left the outcome unknown: did the charge happen?
+        return provider.find(ctx.idempotency_key)
+
+    with SyncActaeClient(dsn) as client:
+        receipt = client.run_tool(charge_card, channel_id=order, key_name="charge",
+                                  tool_name="charge_card", params={"amount_cents": 4200},
+                                  reconcile=find_charge)
+    # --- end snippet ---
+    assert receipt["idempotency_key"] == idempotency_key(order, "charge")
+    assert provider.effects() == 1
+
+    # --- snippet: the fence, for downstream systems that can reject stale writers ---
+    def ship(ctx: ToolContext) -> dict[str, Any]:
+        with psycopg.connect(dsn, autocommit=True) as db:
+            row = db.execute(
+                "insert into shipments (order_id, fence) values (%s, %s)"
+                " on conflict (order_id) do update set fence = excluded.fence"
+                " where shipments.fence < excluded.fence returning fence",
+                (ctx.params["order_id"], ctx.fence),
+            ).fetchone()
+        if row is None:
+            raise PermanentError("a newer attempt already wrote this shipment")
+        return {"order_id": ctx.params["order_id"], "fence": row[0]}
+    # --- end snippet ---
+
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute("create table if not exists shipments (order_id text primary key,"
+                   " fence integer not null)")
+    # worker A claims the shipment and stalls past its lease; B takes over (fence 2)
+    stale = claim(dsn, order, "ship", "ship", {"order_id": order}, lease=1)
+    wait_past_lease(dsn, order, "ship")
+    with SyncActaeClient(dsn) as client:
+        shipped = client.run_tool(ship, channel_id=order, key_name="ship", tool_name="ship",
+                                  params={"order_id": order})
+    assert shipped == {"order_id": order, "fence": 2}
+    # A wakes up and writes with its old fence: the downstream table refuses it
+    late = ToolContext(order, "ship", "ship", {"order_id": order}, "k", stale.fence,
+                       stale.execution.id, stale.execution.id, 1, False)
+    with pytest.raises(PermanentError):
+        ship(late)
+
+
+def test_readme_compensation(dsn: str, unique: Any) -> None:
+    order = unique("order")
+    provider = FakeProvider(dsn, namespace=f"{order}/")
+
+    def charge_card(ctx: ToolContext) -> dict[str, Any]:
+        return provider.charge(ctx.idempotency_key, "charge", ctx.params)
+
+    def reserve_stock(ctx: ToolContext) -> dict[str, Any]:
+        raise PermanentError("sku-3 is out of stock")
+
+    # --- snippet ---
+    def refund(ctx: ToolContext) -> dict[str, Any]:
+        assert ctx.original is not None  # the completed charge, with the provider's answer
+        charge = ctx.original.result
+        return provider.charge(ctx.idempotency_key, "refund", {"refunds": charge["effect_id"]})
+
+    with SyncActaeClient(dsn) as client:
+        client.run_tool(charge_card, channel_id=order, key_name="charge",
+                        tool_name="charge_card", params={"amount_cents": 4200})
+        try:
+            client.run_tool(reserve_stock, channel_id=order, key_name="reserve",
+                            tool_name="reserve_stock", params={"sku": "sku-3"})
+        except PermanentError:
+            # recorded under key "compensate:charge": a retry of this block refunds once
+            client.compensate(refund, channel_id=order, key_name="charge",
+                              tool_name="refund")
+    # --- end snippet ---
+        again = client.compensate(refund, channel_id=order, key_name="charge",
+                                  tool_name="refund")
+        stored = client.get_execution(channel_id=order, key_name="compensate:charge")
+    assert stored.status == "completed" and again == stored.result
+    assert provider.effects() == 2  # one charge, one refund
+
+
+def test_readme_key_lifetime(dsn: str, unique: Any) -> None:
+    order = unique("order")
+    ran: list[int] = []
+
+    def send_reminder(ctx: ToolContext) -> dict[str, Any]:
+        ran.append(ctx.attempt)
+        return {"sent": ctx.params["month"]}
+
+    # --- snippet ---
+    from datetime import timedelta
+
+    with SyncActaeClient(dsn) as client:
+        # keys come from business identity, never from a clock or a per-attempt uuid
+        key = f"reminder:{order}:2026-12"
+        client.set_key_ttl(order, timedelta(seconds=1))  # e.g. timedelta(days=90)
+        client.run_tool(send_reminder, channel_id=order, key_name=key,
+                        tool_name="send_reminder", params={"month": "2026-12"})
+        client.run_tool(send_reminder, channel_id=order, key_name=key,
+                        tool_name="send_reminder", params={"month": "2026-12"})  # replayed
+        time.sleep(1.1)
+        while client.purge(timedelta(days=36500)).more:  # operators: `actae purge`
+            pass
+        # the key has expired and was purged: the same key is a new operation now
+        client.run_tool(send_reminder, channel_id=order, key_name=key,
+                        tool_name="send_reminder", params={"month": "2026-12"})
+    # --- end snippet ---
+    assert ran == [1, 1]
