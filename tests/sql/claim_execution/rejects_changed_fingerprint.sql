@@ -3,11 +3,12 @@
 -- fingerprints, and the stored execution is untouched.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(8);
 
 create temp table first as
 select * from actae.claim_execution('tap-fp', 'k', 'charge', '{"amount": 100, "to": "a"}');
 create temp table stored_before as select pg_temp.stored(execution_id) as row from first;
+create temp table digest_before as select pg_temp.ledger_digest() as d;
 
 select throws_ok(
     $$select * from actae.claim_execution('tap-fp', 'k', 'charge', '{"amount": 200, "to": "a"}')$$,
@@ -15,6 +16,7 @@ select throws_ok(
 );
 select is(pg_temp.stored(f.execution_id), b.row, 'the stored execution is untouched')
 from first as f, stored_before as b;
+select is(pg_temp.ledger_digest(), d, 'and nothing else was written') from digest_before;
 
 create temp table err as select pg_temp.error_of(
     $$select * from actae.claim_execution('tap-fp', 'k', 'charge', '{"amount": 200, "to": "a"}')$$
