@@ -3,16 +3,18 @@
 -- null (the generated id is returned again); different content is AC409.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(8);
 
 select pg_temp.record_steps('tap-fid', 3);
 create temp table first as
 select * from actae.fork_channel('tap-fid', 2, null, 'fork-op', '{"t": "live"}');
 select actae.record_event('tap-fid', 'later', '{}');
+create temp table digest_before as select pg_temp.ledger_digest() as d;
 create temp table again as
 select * from actae.fork_channel('tap-fid', 2, null, 'fork-op', '{"t": "live"}');
 
 select is(outcome, 'replayed', 'the same operation replays') from again;
+select is(pg_temp.ledger_digest(), d, 'the replay wrote nothing') from digest_before;
 select is(a.channel_id, f.channel_id, 'returning the same fork') from again as a, first as f;
 select is(a.prefix_sha256, f.prefix_sha256, 'with the same receipt') from again as a, first as f;
 select is((select count(*) from actae.channels where parent_channel_id = 'tap-fid'), 1::bigint,
