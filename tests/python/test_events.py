@@ -331,3 +331,18 @@ def test_concurrent_writers_get_gapless_cursors(dsn: str, unique: Callable[..., 
         assert [e.cursor for e in mine] == results[w]
     assert fold_chain(dsn, events) == [e.chain_sha256 for e in events]
 
+
+
+def test_state_limit_is_8_mib(dsn: str, unique: Callable[..., str]) -> None:
+    async def body(client: ActaeClient) -> None:
+        channel = unique("run")
+        # Random-looking text so the 8 MiB value cannot shrink below the limit.
+        blob = "".join(f"{i:08x}" for i in range(8 * 1024 * 1024 // 8 + 64))
+        with pytest.raises(InvalidInput) as big:
+            await client.transition_state(channel, "big", {}, {"blob": blob}, 0)
+        assert big.value.detail["argument"] == "state"
+        ok = await client.transition_state(channel, "ok", {}, {"blob": blob[: 4 * 1024 * 1024]},
+                                           0)
+        assert ok.version == 1
+
+    with_client(dsn, body)

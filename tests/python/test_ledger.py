@@ -589,3 +589,30 @@ def test_conn_parameter_joins_the_callers_transaction(
             assert (await client.get_channel(channel)).head_cursor == 1
 
     run(main())
+
+
+def test_result_and_error_limits(dsn: str, unique: Callable[..., str]) -> None:
+    async def body(client: ActaeClient) -> None:
+        channel = unique("run")
+        c = await claim(client, channel)
+        with pytest.raises(InvalidInput) as big:
+            await client.complete_execution(c.execution.id, c.claim_token,
+                                            result={"blob": "x" * (1024 * 1024 + 10)})
+        assert big.value.detail["argument"] == "result"
+        for error in ("", "e" * 65537):
+            with pytest.raises(InvalidInput) as bad:
+                await client.fail_execution(c.execution.id, error, c.claim_token)
+            assert bad.value.detail["argument"] == "error"
+        row = await client.get_execution(c.execution.id)
+        assert row.status == "claimed" and row.result is None, "a failed call writes nothing"
+        done = await client.fail_execution(c.execution.id, "e" * 65536, c.claim_token)
+        assert done.status == "failed" and len(done.error or "") == 65536
+        for bad_rows in (0, 100001):
+            with pytest.raises(InvalidInput) as rows:
+                await client.list_executions(channel, max_rows=bad_rows)
+            assert rows.value.detail["argument"] == "max_rows"
+        with pytest.raises(InvalidInput) as status:
+            await client.list_executions(channel, status="done")
+        assert status.value.detail["argument"] == "status"
+
+    with_client(dsn, body)
