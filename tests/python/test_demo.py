@@ -30,7 +30,8 @@ def test_crash_demo_charges_once(dsn: str) -> None:
     assert a is not None
     assert f"sent SIGKILL to worker A (pid {a.group(1)}); exit status -9" in out
     assert "ledger: status claimed, fence 1, result null" in out
-    assert re.search(r"\[worker B, pid \d+\] claim -> in_progress", out)
+    # B usually sees A's live lease first (claim -> in_progress) and waits; on a loaded
+    # machine A's 2 s lease may lapse before B starts, so that line is not required.
     assert re.search(r"\[worker B, pid \d+\] claim -> reclaimed: .*"
                      r"\(fence 2, attempt 2, ambiguous = true\)", out)
     effects = re.findall(r"provider confirmed: charge effect #(\d+)", out)

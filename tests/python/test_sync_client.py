@@ -78,7 +78,6 @@ def test_sync_ledger_round_trip(dsn: str, unique: Callable[..., str]) -> None:
         assert failed.status == "failed" and failed.error == "bounced"
 
         r = client.claim_execution(channel, "retry", "search", {"q": 1}, lease_seconds=1)
-        assert db_now_minus(dsn, r.lease_expires_at) < 0
         time.sleep(max(0.0, -db_now_minus(dsn, r.lease_expires_at)) + 0.05)
         again = client.claim_execution(channel, "retry", "search", {"q": 1})
         assert again.status == "reclaimed" and again.ambiguous and again.fence == 2
