@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import psycopg
 from fake_model import FakeModel, tokenize
 from fake_provider import FakeProvider
 from research_agent import Agent
@@ -147,6 +148,16 @@ class Result:
                 and self.fork_score >= self.rerun_score - MAX_BEHIND_RERUN)
 
 
+def requests_per_key(dsn: str, keys: list[str]) -> dict[str, int]:
+    """Requests the provider received under each (namespaced) idempotency key."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            "select idempotency_key, count(*) from fake_provider.requests"
+            " where idempotency_key = any(%s) group by idempotency_key", (keys,),
+        ).fetchall()
+    return {key: int(n) for key, n in rows}
+
+
 def execute(client: SyncActaeClient, provider: FakeProvider, scenario: Scenario,
             channel_id: str) -> RunRecord:
     agent = Agent(client, channel_id, FakeModel(), provider)
@@ -165,8 +176,9 @@ def evaluate(client: SyncActaeClient, dsn: str, scenario: Scenario, judge: Judge
     original = execute(client, provider, scenario, f"{base}-original")
     k = scenario.fork_at
     prefix_keys = [key for step, key, _ in original.ran if step <= k]
-    provider_keys = [idempotency_key(original.channel_id, key) for key in prefix_keys]
-    requests_before = [provider.requests(key) for key in provider_keys]
+    provider_keys = [provider.namespace + idempotency_key(original.channel_id, key)
+                     for key in prefix_keys]
+    requests_before = requests_per_key(dsn, provider_keys)
 
     receipt = client.fork_channel(original.channel_id, k, f"{base}-fork", None, tool_policies)
     fork = execute(client, provider, scenario, receipt.channel_id)
@@ -185,7 +197,7 @@ def evaluate(client: SyncActaeClient, dsn: str, scenario: Scenario, judge: Judge
         "no prefix tool re-executed": (
             all(step > k for step, _, _ in fork.ran)
             and not own_in_fork & set(prefix_keys)
-            and [provider.requests(key) for key in provider_keys] == requests_before
+            and requests_per_key(dsn, provider_keys) == requests_before
         ),
         "equal final state (own effects masked)": (
             mask_own_effects(fork.state) == mask_own_effects(original.state)
@@ -195,11 +207,13 @@ def evaluate(client: SyncActaeClient, dsn: str, scenario: Scenario, judge: Judge
                   judge.score(scenario, original, rerun), checks, original, fork, rerun)
 
 
-def run_suite(dsn: str, judge: Judge | None = None) -> list[Result]:
+def run_suite(dsn: str, judge: Judge | None = None,
+              only: list[str] | None = None) -> list[Result]:
     judge = judge or StructuralJudge()
     run_id = uuid.uuid4().hex[:8]
+    chosen = [s for s in SCENARIOS if only is None or s.name in only]
     with SyncActaeClient(dsn, max_size=2) as client:
-        return [evaluate(client, dsn, s, judge, run_id) for s in SCENARIOS]
+        return [evaluate(client, dsn, s, judge, run_id) for s in chosen]
 
 
 def render(results: list[Result], judge: Judge) -> str:
@@ -241,7 +255,8 @@ def render(results: list[Result], judge: Judge) -> str:
         "",
         "Why a re-run scores lower: tools whose answers vary between requests (quotes, stock",
         "levels, order totals, provider-assigned effect ids) answer anew in a re-run, and the",
-        "run diverges from there; a fork inherits those answers for its prefix.",
+        "run diverges from there; a fork inherits those answers for its prefix. So re-run",
+        "scores change from one generation of this file to the next; fork scores do not.",
         "",
     ]
     return "\n".join(lines)
@@ -258,13 +273,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--judge", help="module:factory of a Judge (default: structural)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="markdown table path")
+    parser.add_argument("--only", help="comma-separated scenario names (default: all)")
     args = parser.parse_args(argv)
     dsn = os.environ.get("ACTAE_DSN")
     if not dsn:
         print("set ACTAE_DSN to a migrated Actae database", file=sys.stderr)
         return 2
     judge = load_judge(args.judge) if args.judge else StructuralJudge()
-    results = run_suite(dsn, judge)
+    results = run_suite(dsn, judge, args.only.split(",") if args.only else None)
     text = render(results, judge)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
