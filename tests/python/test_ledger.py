@@ -176,14 +176,22 @@ def test_failed_non_retryably_surfaces_the_error(dsn: str, unique: Callable[...,
 
 
 def test_concurrent_claims_have_exactly_one_owner(dsn: str, unique: Callable[..., str]) -> None:
-    """Twelve callers on twelve pooled connections race for one key."""
+    """Twelve callers on twelve pooled connections race for one key, twice."""
 
     async def body(client: ActaeClient) -> None:
         channel = unique("run")
-        claims = await asyncio.gather(*(claim(client, channel) for _ in range(12)))
+        claims = await asyncio.gather(*(claim(client, channel, lease_seconds=1)
+                                        for _ in range(12)))
         statuses = sorted(c.status for c in claims)
         assert statuses == ["claimed"] + ["in_progress"] * 11
         assert len({c.execution.id for c in claims}) == 1
+        # After the lease lapses, twelve racing reclaimers: again exactly one owner.
+        await sleep_past(dsn, claims[0].lease_expires_at)
+        again = await asyncio.gather(*(claim(client, channel) for _ in range(12)))
+        assert sorted(c.status for c in again) == ["in_progress"] * 11 + ["reclaimed"]
+        owner = next(c for c in again if c.owned)
+        assert owner.fence == 2 and owner.ambiguous
+        assert all(c.claim_token is None for c in again if not c.owned)
 
     with_client(dsn, body, max_size=12)
 
