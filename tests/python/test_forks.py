@@ -294,12 +294,7 @@ def test_agent_run_forked_at_step_5_end_to_end(dsn: str, unique: Callable[..., s
         f = fork.channel_id
         assert (fork.fork_cursor, fork.version, fork.outcome) == (5, 5, "forked")
 
-        # The parent carries on with steps 6..8.
-        for n in range(6, 9):
-            claim, _ = await agent_step(client, parent, n, PARENT_TOOLS[n - 1], provider)
-            assert claim.status == "claimed"
-
-        # The fork replays steps 1..5 (no provider call) and then goes its own way.
+        # The fork replays steps 1..5 (no provider call)...
         calls_before = sum(provider.values())
         for n, tool in enumerate(PARENT_TOOLS[:5], start=1):
             claim, result = await call_tool(client, f, f"{tool}:{n}", tool, {"step": n},
@@ -311,10 +306,14 @@ def test_agent_run_forked_at_step_5_end_to_end(dsn: str, unique: Callable[..., s
                 {"step": n, "history": PARENT_TOOLS[:n]}, 0, operation_id=f"step-{n}")
             assert redo.outcome == "replayed" and redo.cursor == n
         assert sum(provider.values()) == calls_before, "replaying the prefix called a tool"
-        # charge_customer:6 completed in the parent after the fork: fresh in the fork.
-        for n, tool in enumerate(FORK_TOOLS, start=6):
+
+        # ...then parent and fork carry on side by side with different steps 6..8.
+        # charge_customer:6 completes in the parent after the fork: fresh in the fork.
+        for n in range(6, 9):
+            claim, _ = await agent_step(client, parent, n, PARENT_TOOLS[n - 1], provider)
+            assert claim.status == "claimed"
             params = {"step": n, "variant": "fork"}
-            claim, _ = await agent_step(client, f, n, tool, provider, params)
+            claim, _ = await agent_step(client, f, n, FORK_TOOLS[n - 6], provider, params)
             assert claim.status == "claimed" and claim.execution.channel_id == f
         assert provider[f"{f}/charge_customer:6"] == 1
         assert provider[f"{parent}/charge_customer:6"] == 1
