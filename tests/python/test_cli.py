@@ -262,3 +262,13 @@ def test_errors_are_one_line_with_nonzero_exit(actae: Runner) -> None:
         "actae status: no database given: pass --dsn or set ACTAE_DSN")
     bad = one_line_error(actae("status", "--dsn", "host=/nonexistent-actae port=1"))
     assert bad.startswith("actae status: ")
+
+
+def test_migrate_loads_only_top_level_sql_files() -> None:
+    """sql/citus/distribute.sql is for Citus coordinators only: migrate must never run it."""
+    from actae.migrate import find_sql_files, sql_root
+
+    root = sql_root()
+    assert (root / "sql" / "citus" / "distribute.sql").is_file()
+    loaded = find_sql_files(root)
+    assert loaded and all(p.parent == root / "sql" for p in loaded)
