@@ -48,6 +48,7 @@ claimed or in progress (settle it first: run it again with run_tool).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import inspect
 import threading
@@ -160,25 +161,30 @@ async def _await(awaitable: Any) -> Any:
 
 
 class _ThreadRun:
-    """A tool running in a daemon worker thread (so the caller can stop waiting for it)."""
+    """A tool running in a daemon worker thread, so the caller can stop waiting for it and a
+    stopped tool never holds up the interpreter's exit (an executor thread would)."""
 
-    def __init__(self, fn: Tool, ctx: ToolContext) -> None:
-        self.fn, self.ctx = fn, ctx
+    def __init__(self, fn: Tool, ctx: ToolContext,
+                 on_done: Callable[[_Outcome], None] | None = None) -> None:
+        self.fn, self.ctx, self.on_done = fn, ctx, on_done
         self.done = threading.Event()
         self.outcome: _Outcome | None = None
         self.thread = threading.Thread(target=self._main, name="actae-tool", daemon=True)
         self.thread.start()
 
     def _main(self) -> None:
+        outcome: _Outcome
         try:
             value = self.fn(self.ctx)
             if inspect.isawaitable(value):
                 value = asyncio.run(_await(value))
-            self.outcome = _Returned(value)
+            outcome = _Returned(value)
         except BaseException as exc:  # noqa: BLE001 - handed to the plan, which decides
-            self.outcome = _Raised(exc)
-        finally:
-            self.done.set()
+            outcome = _Raised(exc)
+        self.outcome = outcome
+        self.done.set()
+        if self.on_done is not None:
+            self.on_done(outcome)
 
 
 def _task_outcome(task: asyncio.Future[Any]) -> _Outcome:
@@ -200,14 +206,26 @@ class _Start(LocalStep):
 
     async def arun(self, client: Any) -> asyncio.Future[Any]:
         fn, ctx = self.fn, self.ctx
+        if inspect.iscoroutinefunction(fn):
+            task = asyncio.ensure_future(fn(ctx))
+        else:  # a sync tool: a daemon thread, its outcome handed back to the loop
+            loop = asyncio.get_running_loop()
+            finished: asyncio.Future[Any] = loop.create_future()
 
-        async def call() -> Any:
-            if inspect.iscoroutinefunction(fn):
-                return await fn(ctx)
-            value = await asyncio.to_thread(fn, ctx)
-            return await value if inspect.isawaitable(value) else value
+            def settle(outcome: _Outcome) -> None:
+                if finished.done():
+                    return  # stopped: nobody waits for it any more
+                if isinstance(outcome, _Returned):
+                    finished.set_result(outcome.value)
+                else:
+                    finished.set_exception(outcome.error)
 
-        task = asyncio.ensure_future(call())
+            def hand_back(outcome: _Outcome) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                    loop.call_soon_threadsafe(settle, outcome)
+
+            _ThreadRun(fn, ctx, hand_back)
+            task = finished
         task.add_done_callback(_retrieve)
         return task
 

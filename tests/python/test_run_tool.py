@@ -424,6 +424,35 @@ def test_cancel_requested_stops_the_tool_and_fails_the_execution(
              key_name="k", tool_name="endless", params=params)
 
 
+def test_async_client_stops_waiting_for_a_sync_tool_that_ignores_cancellation(
+    dsn: str, unique: Any
+) -> None:
+    """A sync tool cannot be interrupted: under the async client it runs in a daemon thread,
+    so a cancellation returns at once instead of waiting for the tool to finish."""
+    channel, started = unique("run"), threading.Event()
+
+    def stubborn(ctx: ToolContext) -> Any:
+        started.set()
+        time.sleep(4)
+        return "too late"
+
+    def operator() -> None:
+        started.wait(10)
+        with SyncActaeClient(dsn, max_size=1) as client:
+            client.cancel_execution(row(dsn, channel, "k").id, "deadline passed")
+
+    thread = threading.Thread(target=operator)
+    thread.start()
+    began = time.monotonic()
+    with pytest.raises(Cancelled):
+        call(dsn, "async", "run_tool", stubborn, channel_id=channel, key_name="k",
+             tool_name="stubborn", params={}, lease_seconds=1)
+    elapsed = time.monotonic() - began
+    thread.join()
+    assert elapsed < 3.5  # the tool itself takes 4 s
+    assert row(dsn, channel, "k").error == "cancelled: deadline passed"
+
+
 def test_lease_taken_over_stops_the_tool_and_raises_lease_lost(
     dsn: str, unique: Any, flavor: str
 ) -> None:
