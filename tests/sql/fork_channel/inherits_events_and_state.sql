@@ -2,7 +2,7 @@
 -- latest snapshot at or before N; its head is N and it records its parent and cursor.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(9);
 
 select actae.record_event('tap-src', 'user', '{"n": 1}');                 -- 1
 select actae.transition_state('tap-src', 'plan', '{"n": 2}', '{"s": 1}', 0); -- 2, v1
@@ -33,6 +33,12 @@ select results_eq($$select cursor, version from actae.transition_state('tap-fork
         '{}', '{"s": "fork"}', 1, 3)$$,
     $$values (4::bigint, 2::bigint)$$,
     'the fork continues at cursor 4, version 2 with guards against its own head');
+select results_eq($$select version, cursor, state from actae.get_state('tap-fork', 2)$$,
+    $$values (2::bigint, 4::bigint, '{"s": "fork"}'::jsonb)$$,
+    'the fork''s version 2 is its own, not the source''s');
+select results_eq($$select version, cursor, state from actae.get_state('tap-src', 2)$$,
+    $$values (2::bigint, 4::bigint, '{"s": 2}'::jsonb)$$,
+    'and the source''s version 2 is still the source''s');
 
 select * from finish();
 rollback;
