@@ -301,7 +301,7 @@ def test_concurrent_writers_get_gapless_cursors(dsn: str, unique: Callable[..., 
                 with client.pool.connection() as conn:
                     pids = conn.execute("select pg_backend_pid()").fetchone()
                     assert pids is not None
-                    barrier.wait(timeout=10)
+                    barrier.wait(timeout=30)
                     results[w] = [
                         client.record_event(channel, "append", {"w": w, "i": i},
                                             conn=conn).cursor
