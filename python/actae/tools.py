@@ -22,6 +22,12 @@ sync tool in its worker thread is abandoned and ``ctx.should_stop()`` turns true
 :class:`Cancelled`. A heartbeat that finds the lease taken over (``LeaseLost``) stops the
 tool and raises.
 
+Nothing is recorded when run_tool cannot know the outcome: a ``reconcile`` that raises, a
+caller cancelled while its tool runs (the tool is cancelled too), a KeyboardInterrupt. The
+lease then lapses and the next claim is ``reclaimed`` with ``ambiguous = true``, exactly as
+after a crash. The value returned is the stored JSON form of the result (a tuple comes back
+as a list), the same on the first call and on every replay.
+
 The decision logic is one plan (see plans.py): a generator yielding database calls and the
 local steps below (start the tool, wait for it up to a timeout, stop it, try a call). Both
 clients drive it; only those local steps have an asyncio and a threaded implementation.
