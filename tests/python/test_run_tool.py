@@ -8,6 +8,8 @@ use the shortest legal lease (1 s) and wait on the database clock.
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -261,6 +263,62 @@ def test_ambiguous_reclaim_with_and_without_reconcile(
     assert provider.effects(idempotency_key(channel, "unpaid")) == 1
     assert row(dsn, channel, "unpaid").result == unpaid
     assert provider.effects() == 3
+
+
+WORKER = """
+import sys, time
+sys.path.insert(0, sys.argv[4])
+from fake_provider import FakeProvider
+from actae import SyncActaeClient
+dsn, channel, namespace = sys.argv[1:4]
+provider = FakeProvider(dsn, namespace=namespace)
+
+def charge(ctx):
+    provider.charge(ctx.idempotency_key, "charge", ctx.params)
+    print("charged", flush=True)
+    time.sleep(60)  # killed here: the effect happened, the ledger has no outcome
+
+with SyncActaeClient(dsn, max_size=2) as client:
+    client.run_tool(charge, channel_id=channel, key_name="charge", tool_name="charge",
+                    params={"amount": 700}, lease_seconds=1)
+"""
+
+
+def test_worker_killed_after_the_effect_is_reconciled_not_repeated(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    """A real process runs run_tool, the provider charges, and the process is SIGKILLed
+    before it can record the result. The next run_tool reconciles with the provider."""
+    channel = unique("run")
+    namespace = f"{channel}/"
+    examples = Path(__file__).resolve().parents[2] / "python" / "examples"
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, dsn, channel, namespace, str(examples)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == "charged"
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    assert worker.returncode == -signal.SIGKILL
+    provider = FakeProvider(dsn, namespace=namespace)
+    body = Recorder()
+
+    def charge(ctx: ToolContext) -> Any:
+        body(ctx)
+        return provider.charge(ctx.idempotency_key, "charge", ctx.params)
+
+    result = call(dsn, flavor, "run_tool", make_tool(flavor, charge), channel_id=channel,
+                  key_name="charge", tool_name="charge", params={"amount": 700},
+                  lease_seconds=1,
+                  reconcile=make_tool(flavor, lambda ctx: provider.find(ctx.idempotency_key)))
+    assert body.contexts == []
+    assert result == provider.find(idempotency_key(channel, "charge"))
+    assert (provider.effects(), provider.requests()) == (1, 1)
+    stored = row(dsn, channel, "charge")
+    assert (stored.status, stored.fence, stored.ambiguous) == ("completed", 2, True)
 
 
 # --- in_progress ------------------------------------------------------------------------
