@@ -72,7 +72,7 @@ plpgsql-check: venv
 pgtap: venv
 	@if [[ -z $$(find tests/sql -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
 		echo "pgtap: no tests in tests/sql"; exit 0; fi; \
-	$(WITH_DB) pg_prove --failures --ext .sql -r tests/sql
+	$(WITH_DB) pg_prove -j 2 --failures --ext .sql -r tests/sql
 
 # Specs are tests/isolation/specs/NAME.spec, expected output tests/isolation/expected/NAME.out.
 isolation: venv

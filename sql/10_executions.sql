@@ -225,15 +225,19 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
+    v_now timestamptz;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
+    -- One clock reading: the lease runs exactly lease_seconds from the recorded heartbeat
+    -- (read before the row lock, so a wait can only shorten the lease, never stretch it).
+    v_now := clock_timestamp();
     update actae.executions as e set
         status = 'in_progress',
-        lease_expires_at = clock_timestamp()
+        lease_expires_at = v_now
         + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)),
-        heartbeat_at = clock_timestamp()
+        heartbeat_at = v_now
     where e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and e.status in ('claimed', 'in_progress')

@@ -26,7 +26,8 @@ end;
 $$;
 
 -- actae.get_execution(channel_id, key_name) — the execution a claim of this key in this
--- channel would see: the channel's own row, or in a fork the completed row it inherits.
+-- channel would see: the channel's own row, or in a fork the completed row it inherits
+-- (unless the fork's policy for that tool is live: then a claim would run it afresh).
 -- Raises: AC400 bad argument, AC404 no such execution.
 create or replace function actae.get_execution(
     p_channel_id text,
@@ -54,6 +55,7 @@ begin
             on e.channel_id = s.channel_id and e.key_name = p_key_name
         where c.channel_id = p_channel_id
             and e.status = 'completed' and e.completed_clock <= s.clock
+            and coalesce(c.tool_policies ->> e.tool_name, 'replay') <> 'live'
         order by s.depth desc
         limit 1;
     end if;
