@@ -272,3 +272,30 @@ def test_migrate_loads_only_top_level_sql_files() -> None:
     assert (root / "sql" / "citus" / "distribute.sql").is_file()
     loaded = find_sql_files(root)
     assert loaded and all(p.parent == root / "sql" for p in loaded)
+
+
+def _closed_two_days_ago(conn: psycopg.Connection, channel: str) -> None:
+    conn.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+    conn.execute("select actae.close_channel(%s)", (channel,))
+    conn.execute("update actae.channels set closed_at = closed_at - interval '2 days'"
+                 " where channel_id = %s", (channel,))
+    conn.execute("update actae.events set recorded_at = recorded_at - interval '2 days'"
+                 " where channel_id = %s", (channel,))
+
+
+def test_purge_never_takes_a_channel_a_concurrent_fork_is_inheriting(
+    actae: Runner, dsn: str, conn: psycopg.Connection, unique: Callable[..., str]
+) -> None:
+    """A fork being created in another open transaction holds the source's row lock; purge
+    skips the source, and once the fork commits the source is an ancestor and stays."""
+    source, fork = unique("cli-race-src"), unique("cli-race-fork")
+    _closed_two_days_ago(conn, source)
+    with psycopg.connect(dsn) as forker:
+        forker.execute("select actae.fork_channel(%s, 1, %s)", (source, fork))
+        during = actae("purge", "--older-than", "1 day")
+        assert during.returncode == 0, during.stderr
+        forker.commit()
+    ok_json(actae, "purge", "--older-than", "1 day")
+    shown = ok_json(actae, "channel", "show", fork)
+    assert [e["cursor"] for e in shown["events"]] == [1]
+    assert shown["lineage"][0]["ancestor_channel_id"] == source
