@@ -1,0 +1,302 @@
+"""Intruders: what the roles may not do, tried for real through login roles made for the
+test (members of actae_agent / actae_auditor, or of nothing) and dropped afterwards."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+DENIED = "42501"  # insufficient_privilege
+EVIL_UUID = "00000000-0000-0000-0000-00000000e1e1"
+
+
+@dataclass(frozen=True)
+class Logins:
+    agent: str
+    other_agent: str
+    auditor: str
+    nobody: str
+    evil_schema: str
+
+
+@pytest.fixture(scope="module")
+def logins(dsn: str) -> Iterator[Logins]:
+    tag = uuid.uuid4().hex[:8]
+    names = Logins(f"rel_agent_{tag}", f"rel_agent2_{tag}", f"rel_auditor_{tag}",
+                   f"rel_nobody_{tag}", f"rel_evil_{tag}")
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        for role, group in ((names.agent, "actae_agent"), (names.other_agent, "actae_agent"),
+                            (names.auditor, "actae_auditor"), (names.nobody, None)):
+            admin.execute(sql.SQL("create role {} login").format(sql.Identifier(role)))
+            if group:
+                admin.execute(sql.SQL("grant {} to {}").format(
+                    sql.Identifier(group), sql.Identifier(role)))
+        admin.execute(sql.SQL("create schema {} authorization {}").format(
+            sql.Identifier(names.evil_schema), sql.Identifier(names.agent)))
+        try:
+            yield names
+        finally:
+            admin.execute(sql.SQL("drop schema {} cascade").format(
+                sql.Identifier(names.evil_schema)))
+            for role in (names.agent, names.other_agent, names.auditor, names.nobody):
+                admin.execute(sql.SQL("drop owned by {}").format(sql.Identifier(role)))
+                admin.execute(sql.SQL("drop role {}").format(sql.Identifier(role)))
+
+
+def connect(dsn: str, role: str) -> psycopg.Connection[Any]:
+    return psycopg.connect(make_conninfo(dsn, user=role), autocommit=True)
+
+
+def denied(conn: psycopg.Connection[Any], statement: str, *args: Any) -> None:
+    with pytest.raises(psycopg.Error) as raised:
+        conn.execute(statement, args or None)
+    assert raised.value.sqlstate == DENIED, f"{statement}: {raised.value}"
+
+
+def tables(conn: psycopg.Connection[Any], kinds: str = "r") -> list[str]:
+    rows = conn.execute(
+        "select c.oid::regclass::text from pg_catalog.pg_class as c"
+        " where c.relnamespace = 'actae'::regnamespace and c.relkind = any(%s) order by 1",
+        (list(kinds),)).fetchall()
+    return [r[0] for r in rows]
+
+
+def functions(conn: psycopg.Connection[Any], like: str = "%") -> list[tuple[str, str]]:
+    """(name, call with typed null arguments) of every function in schema actae. Typed:
+    ``actae._channel_row(null)`` would be a cast to the array type of actae.channel_row."""
+    rows = conn.execute(
+        "select p.proname, array(select format_type(t, null) from unnest(p.proargtypes) as t)"
+        " from pg_catalog.pg_proc as p"
+        " where p.pronamespace = 'actae'::regnamespace and p.proname like %s order by 1, 2",
+        (like,)).fetchall()
+    return [(str(name), f"select actae.{name}({', '.join(f'null::{t}' for t in types)})")
+            for name, types in rows]
+
+
+def first_column(conn: psycopg.Connection[Any], table: str) -> str:
+    row = conn.execute("select attname from pg_catalog.pg_attribute where attrelid = %s::regclass"
+                       " and attnum = 1", (table,)).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def denied_writes(conn: psycopg.Connection[Any], table: str) -> None:
+    column = first_column(conn, table)
+    denied(conn, f"insert into {table} default values")
+    denied(conn, f"update {table} set {column} = {column}")
+    denied(conn, f"delete from {table}")
+    denied(conn, f"truncate {table}")
+
+
+def test_agent_cannot_read_or_write_any_table(dsn: str, logins: Logins) -> None:
+    with connect(dsn, logins.agent) as conn:
+        found = tables(conn, "rvp")
+        assert {"actae.executions", "actae.events", "actae.channels"} <= set(found)
+        for table in found:
+            denied(conn, f"select * from {table} limit 1")
+        for table in tables(conn):
+            denied_writes(conn, table)
+        denied(conn, "copy actae.executions to stdout")
+
+
+def test_agent_cannot_call_internal_helpers_or_operator_functions(
+    dsn: str, logins: Logins
+) -> None:
+    with connect(dsn, logins.agent) as conn:
+        helpers = functions(conn, r"\_%")
+        assert len(helpers) >= 8
+        for _name, call in helpers:
+            denied(conn, call)
+        operator_only = [call for name, call in functions(conn)
+                         if name in ("cancel_execution", "purge")]
+        assert len(operator_only) == 2
+        for call in operator_only:
+            denied(conn, call)
+
+
+def test_agent_cannot_alter_drop_or_create_anything(dsn: str, logins: Logins) -> None:
+    with connect(dsn, logins.agent) as conn:
+        claim = "actae.claim_execution(text, text, text, jsonb, text[], integer)"
+        for statement in (
+            "alter table actae.executions add column evil int",
+            "alter table actae.executions disable row level security",
+            "drop table actae.executions",
+            "drop table actae.events cascade",
+            "create table actae.evil (x int)",
+            f"drop function {claim}",
+            f"alter function {claim} security invoker",
+            f"alter function {claim} set search_path = public",
+            f"alter function {claim} owner to {logins.agent}",
+            "create or replace function actae.channel_topic(p_channel_id text) returns text"
+            " language sql as $$ select 'evil' $$",
+            "drop schema actae cascade",
+            "alter schema actae rename to evil",
+            "grant select on actae.executions to public",
+            "set role actae_owner",
+            "create index evil on actae.executions (status)",
+        ):
+            denied(conn, statement)
+
+
+def test_auditor_can_read_but_not_write(dsn: str, logins: Logins) -> None:
+    with connect(dsn, logins.auditor) as conn:
+        conn.execute("select count(*) from actae.executions").fetchone()  # may read
+        conn.execute("select * from actae.list_executions(null, null, false, 1)").fetchall()
+        for table in tables(conn):
+            denied_writes(conn, table)
+        reads = {"get_execution", "list_executions", "list_expired_leases", "get_channel",
+                 "list_events", "get_state", "channel_topic"}
+        writes = [f for f in functions(conn) if not f[0].startswith("_") and f[0] not in reads]
+        assert {"claim_execution", "complete_execution", "record_event"} <= {w[0] for w in writes}
+        for _name, call in writes:
+            denied(conn, call)
+
+
+def test_public_can_execute_nothing(dsn: str, logins: Logins) -> None:
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        # No function carries the default ACL (null = PUBLIC may execute) or a PUBLIC grant.
+        open_to_public = admin.execute(
+            "select p.oid::regprocedure::text from pg_catalog.pg_proc as p"
+            " where p.pronamespace = 'actae'::regnamespace and (p.proacl is null or exists ("
+            " select 1 from aclexplode(p.proacl) as a"
+            " where a.grantee = 0 and a.privilege_type = 'EXECUTE'))").fetchall()
+        assert open_to_public == []
+        # Even with USAGE on the schema, a role that is in no Actae role calls nothing.
+        admin.execute(sql.SQL("grant usage on schema actae to {}").format(
+            sql.Identifier(logins.nobody)))
+    with connect(dsn, logins.nobody) as conn:
+        found = functions(conn)
+        assert len(found) >= 20
+        for _name, call in found:
+            denied(conn, call)
+        for table in tables(conn, "rv"):
+            denied(conn, f"select * from {table} limit 1")
+
+
+PLANTS = """
+create function {s}.gen_random_uuid() returns uuid language sql
+    as $$ select '{evil}'::uuid $$;
+create function {s}.clock_timestamp() returns timestamptz language sql
+    as $$ select '2000-01-01'::timestamptz $$;
+create function {s}.sha256(bytea) returns bytea language sql as $$ select '\\x00'::bytea $$;
+create function {s}.md5(text) returns text language sql as $$ select 'evil' $$;
+create function {s}.octet_length(text) returns integer language sql as $$ select 1 $$;
+create function {s}.jsonb_typeof(jsonb) returns text language sql as $$ select 'object' $$;
+create function {s}.always(text, text) returns boolean language sql as $$ select true $$;
+create function {s}.never(text, text) returns boolean language sql as $$ select false $$;
+create function {s}.glue(text, text) returns text language sql as $$ select 'evil' $$;
+create function {s}.always_u(uuid, uuid) returns boolean language sql as $$ select true $$;
+create operator {s}.= (leftarg = text, rightarg = text, function = {s}.always);
+create operator {s}.<> (leftarg = text, rightarg = text, function = {s}.never);
+create operator {s}.|| (leftarg = text, rightarg = text, function = {s}.glue);
+create operator {s}.= (leftarg = uuid, rightarg = uuid, function = {s}.always_u);
+create function pg_temp.gen_random_uuid() returns uuid language sql
+    as $$ select '{evil}'::uuid $$;
+"""
+
+
+def test_planted_functions_and_operators_change_nothing(dsn: str, logins: Logins) -> None:
+    """A caller puts look-alike functions and operators in a schema searched before
+    pg_catalog; every SECURITY DEFINER function still uses the real ones."""
+    channel = f"intrude-{uuid.uuid4().hex[:8]}"
+    params = {"b": 2, "a": [1, "x"]}
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        canonical = admin.execute("select %s::jsonb::text", (Jsonb(params),)).fetchone()
+    assert canonical is not None
+    with connect(dsn, logins.agent) as conn:
+        conn.execute(PLANTS.format(s=logins.evil_schema, evil=EVIL_UUID))
+        conn.execute(sql.SQL("set search_path = {}, pg_catalog, public").format(
+            sql.Identifier(logins.evil_schema)))
+        # The trap is armed: in the caller's own SQL the look-alikes win.
+        armed = conn.execute("select gen_random_uuid()::text, 'a' = 'b', md5('x'),"
+                             " clock_timestamp() < '2001-01-01'").fetchone()
+        assert armed == (EVIL_UUID, True, "evil", True)
+
+        row = conn.cursor(row_factory=dict_row).execute(
+            "select * from actae.claim_execution(%s, 'k', 'charge', %s, null, 60)",
+            (channel, Jsonb(params))).fetchone()
+        assert row is not None and row["outcome"] == "claimed"
+        assert str(row["claim_token"]) != EVIL_UUID and str(row["execution_id"]) != EVIL_UUID
+        assert row["fingerprint"] == hashlib.sha256(canonical[0].encode()).hexdigest()
+        lease_ok = conn.execute("select %s > pg_catalog.now()", (row["lease_expires_at"],))
+        assert lease_ok.fetchone() == (True,)
+        # Planted = / <> do not make a wrong token (or a planted uuid) pass.
+        for token in (uuid.uuid4(), uuid.UUID(EVIL_UUID)):
+            with pytest.raises(psycopg.Error) as raised:
+                conn.execute("select * from actae.complete_execution(%s, %s, '{}')",
+                             (row["execution_id"], token))
+            assert raised.value.sqlstate == "AC423"
+        # Planted octet_length / jsonb_typeof do not relax the checks.
+        for statement, args in (
+            ("select * from actae.claim_execution(%s, 'k2', 't', '{}')", ("x" * 257,)),
+            ("select * from actae.claim_execution(%s, 'k3', 't', '[1]')", (channel,)),
+        ):
+            with pytest.raises(psycopg.Error) as raised:
+                conn.execute(statement, args)
+            assert raised.value.sqlstate == "AC400"
+        # Planted sha256 / || do not change the hash chain; planted md5 not the topic.
+        event = conn.execute("select * from actae.record_event(%s, 'e', '{\"n\": 1}')",
+                             (channel,)).fetchone()
+        assert event is not None
+        chain = conn.execute("select chain_sha256 from actae.list_events(%s, 0, 1)",
+                             (channel,)).fetchone()
+        expected = hashlib.sha256(b':1:e:{"n": 1}').hexdigest()
+        assert chain == (expected,)
+        topic = conn.execute("select actae.channel_topic(%s)", (channel,)).fetchone()
+        assert topic == ("actae_" + hashlib.md5(channel.encode()).hexdigest(),)
+        done = conn.execute("select status from actae.complete_execution(%s, %s, '{}')",
+                            (row["execution_id"], row["claim_token"])).fetchone()
+        assert done == ("completed",)
+
+
+def test_no_one_completes_another_workers_execution_without_its_token(
+    dsn: str, logins: Logins
+) -> None:
+    channel = f"theft-{uuid.uuid4().hex[:8]}"
+    with connect(dsn, logins.agent) as owner, connect(dsn, logins.other_agent) as thief:
+        mine = owner.execute(
+            "select execution_id, claim_token from actae.claim_execution(%s, 'k', 't', '{}')",
+            (channel,)).fetchone()
+        theirs = thief.execute(
+            "select execution_id, claim_token from actae.claim_execution(%s, 'k2', 't', '{}')",
+            (channel,)).fetchone()
+        assert mine is not None and theirs is not None
+        execution_id, token = mine
+        # The thief cannot learn the token: reads never return it, tables are closed.
+        seen = thief.execute("select claim_token from actae.get_execution(%s)",
+                             (execution_id,)).fetchone()
+        assert seen == (None,)
+        listed = thief.execute("select claim_token from actae.list_executions(%s, null,"
+                               " false, 100)", (channel,)).fetchall()
+        assert listed and all(r == (None,) for r in listed)
+        replay = thief.execute("select claim_token, outcome from actae.claim_execution("
+                               "%s, 'k', 't', '{}')", (channel,)).fetchone()
+        assert replay == (None, "in_progress")
+        denied(thief, "select claim_token from actae.executions")
+        # Guessing, or using its own token, is LeaseLost for every fenced call.
+        for guess in (uuid.uuid4(), theirs[1]):
+            for statement in (
+                "select * from actae.complete_execution(%s, %s, '{\"stolen\": true}')",
+                "select * from actae.heartbeat_execution(%s, %s)",
+                "select * from actae.fail_execution(%s, 'stolen', %s)",
+            ):
+                with pytest.raises(psycopg.Error) as raised:
+                    thief.execute(statement, (execution_id, guess))
+                assert raised.value.sqlstate == "AC423", statement
+        with pytest.raises(psycopg.Error) as raised:
+            thief.execute("select * from actae.complete_execution(%s, null, '{}')",
+                          (execution_id,))
+        assert raised.value.sqlstate == "AC400"
+        done = owner.execute("select status, result from actae.complete_execution(%s, %s,"
+                             " '{\"mine\": true}')", (execution_id, token)).fetchone()
+        assert done == ("completed", {"mine": True})
