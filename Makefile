@@ -22,11 +22,13 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest test test-inner \
-	demo clean distclean
+	demo report fidelity clean distclean
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest"
-	@echo "make demo           run python/examples/crash_demo.py against a migrated database"
+	@echo "make demo           the crash-recovery story, then the fork saving"
+	@echo "make report         the fork token report (baseline vs fork at step 5)"
+	@echo "make fidelity       regenerate docs/FIDELITY.md"
 	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running)"
 	@echo "make lint | pgtap | plpgsql-check | isolation | pytest    one step on its own"
 	@echo "make deps | venv    Debian packages | .venv with actae[dev]"
@@ -94,8 +96,18 @@ test: deps venv
 
 test-inner: lint plpgsql-check pgtap isolation pytest
 
+# The story in under a minute: a worker killed mid-charge, then a fork that skips the prefix.
 demo: deps venv
-	ACTAE_FRESH_DB=1 $(WITH_DB) $(PY) python/examples/crash_demo.py
+	ACTAE_FRESH_DB=1 $(WITH_DB) bash -c \
+		'$(PY) python/examples/crash_demo.py && echo && $(PY) python/examples/fork_demo.py'
+
+# Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
+report: deps venv
+	$(WITH_DB) $(PY) python/examples/fork_report.py
+
+# Regenerates docs/FIDELITY.md (the same suite runs, shorter, inside make test).
+fidelity: deps venv
+	$(WITH_DB) $(PY) python/examples/fidelity.py
 
 clean:
 	.ci/pg.sh stop
