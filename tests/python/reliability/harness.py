@@ -95,19 +95,26 @@ def retry_connection(call: Callable[[], T], on_error: Callable[[str], None] | No
 
 @dataclass(frozen=True)
 class TableDigest:
-    """Row counts and an order-independent hash of every Actae table: equal digests mean no
-    row was added, removed or changed."""
+    """Row counts and an order-independent hash of every row version of every Actae table.
+
+    Any insert, update or delete creates or removes a row version, and each version has its
+    own (ctid, xmin): equal digests mean no row was added, removed or changed. Hashing the
+    version ids instead of the contents keeps the digest cheap when rows hold megabytes.
+    """
 
     rows: tuple[tuple[str, int, int], ...]
 
 
-DIGEST_SQL = " union all ".join(
-    f"select '{table}' as name, count(*) as n,"
-    f" coalesce(sum(hashtext(t::text)), 0) as h from actae.{table} as t"
-    for table in ("channels", "events", "snapshots", "operations", "executions")
-)
-
-
 def table_digest(conn: psycopg.Connection[Any]) -> TableDigest:
-    rows = conn.execute(DIGEST_SQL).fetchall()
+    """The digest of every table in schema actae (found in the catalog, so new ones count)."""
+    names = [r[0] for r in conn.execute(
+        "select c.oid::regclass::text from pg_catalog.pg_class as c"
+        " where c.relnamespace = 'actae'::regnamespace and c.relkind = 'r' order by 1")]
+    digest_sql = " union all ".join(
+        f"select '{name}' as name, count(*) as n,"
+        f" coalesce(sum(hashtext(t.ctid::text || ':' || t.xmin::text)), 0) as h"
+        f" from {name} as t"
+        for name in names
+    )
+    rows = conn.execute(digest_sql).fetchall()
     return TableDigest(tuple((str(r[0]), int(r[1]), int(r[2])) for r in rows))
