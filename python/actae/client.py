@@ -192,11 +192,12 @@ class ActaeClient:
         connection is held while iterating; poll_seconds bounds the wait on a lost NOTIFY.
         """
         async with self.pool.connection() as conn:
-            if not conn.autocommit:
+            was_autocommit = conn.autocommit
+            if not was_autocommit:
                 await conn.set_autocommit(True)
-            topic = await self.run(calls.channel_topic(channel_id, conn=conn))
-            await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
             try:
+                topic = await self.run(calls.channel_topic(channel_id, conn=conn))
+                await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
                 while True:
                     try:
                         async for event in self.iter_events(
@@ -209,7 +210,10 @@ class ActaeClient:
                     async for _ in conn.notifies(timeout=poll_seconds, stop_after=1):
                         pass
             finally:
+                # Hand the connection back to the pool as it was lent.
                 await conn.execute("unlisten *")
+                if not was_autocommit:
+                    await conn.set_autocommit(False)
 
 
 class SyncActaeClient:

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import psycopg
+import pydantic
 
 
 class ActaeError(Exception):
@@ -90,6 +91,9 @@ def map_error(exc: BaseException) -> BaseException:
         # JSON nested deeper than Python's json module can encode (or decode) — about 1000
         # levels; PostgreSQL itself would stop somewhere near 100 000 (stack depth).
         return InvalidInput(f"a JSON value is nested too deeply for the driver: {exc}")
+    if isinstance(exc, pydantic.ValidationError):
+        # A row that does not fit its model is a driver/schema mismatch, not bad input.
+        return exc
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
         return InvalidInput(f"an argument cannot be sent to PostgreSQL: {exc}")
     return exc
