@@ -14,7 +14,8 @@
 --     (the others wait for its commit, then insert nothing); the losers then read the
 --     committed row in a new statement with SELECT ... FOR UPDATE, so decisions about an
 --     existing row (reclaim, replay) are made one at a time under the row lock and each
---     sees the previous owner's committed changes.
+--     sees the previous owner's committed changes. A completed row is final, so its replay
+--     is read without the lock (and writes nothing).
 --   * In a fork, a key completed in the inherited prefix replays the ancestor's row (no new
 --     row anywhere) unless the fork's tool policy for tool_name is live; a blocked tool
 --     raises AC403 when the claim would run it.
@@ -124,6 +125,15 @@ begin
             return actae._execution_row(v_row, 'claimed', true);
         end if;
         -- Another caller created the row first; its insert has committed (ours waited).
+        -- A completed row never changes again, so its replay needs no row lock: the claim
+        -- then writes nothing at all (no WAL flush at commit), which is most of a replay's
+        -- cost. Every other status is decided under the lock below.
+        select e.* into v_row from actae.executions as e
+        where e.channel_id = p_channel_id and e.key_name = p_key_name;
+        if found and v_row.status = 'completed' then
+            perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
+            return actae._execution_row(v_row, 'replayed', false);
+        end if;
         select e.* into v_row from actae.executions as e
         where e.channel_id = p_channel_id and e.key_name = p_key_name
         for update;
