@@ -1,0 +1,345 @@
+"""Render docs/BENCHMARKS.md and docs/bench/*.png from docs/bench/results.json.
+
+Run on its own to re-render without re-measuring:
+    tests/bench/.env/bin/python tests/bench/report.py
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from server import REPO
+
+DOC = REPO / "docs" / "BENCHMARKS.md"
+PNG = REPO / "docs" / "bench"
+LIMIT = "pgbench: bare SQL (limit)"
+ACTAE_PGBENCH = "pgbench: Actae functions"
+ACTAE_RAW = "Python: Actae via psycopg"
+ACTAE_DRIVER = "Python: Actae driver"
+HAND = "Python: hand-written"
+DBOS_STEPS = "Python: DBOS step in workflow"
+DBOS_WF = "Python: DBOS workflow per call"
+CONC = ("1", "8", "32")
+
+
+def _fmt(x: float | None, digits: int = 0) -> str:
+    if x is None:
+        return "—"
+    return f"{x:,.{digits}f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if not a or not b:
+        return "—"
+    return f"{a / b:.2f}×"
+
+
+def _get(d: dict[str, Any], *path: str) -> Any:
+    for p in path:
+        if not isinstance(d, dict) or p not in d:
+            return None
+        d = d[p]
+    return d
+
+
+def _throughput_table(block: dict[str, Any], unit: str) -> list[str]:
+    lines = ["| contender | " + " | ".join(
+        f"c={c} {unit}/s | p50 ms | p99 ms" for c in CONC) + " |",
+        "|---|" + "---:|" * (3 * len(CONC))]
+    for name, per_c in block.items():
+        cells = []
+        for c in CONC:
+            r = per_c.get(c)
+            cells += ([_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+                      if r else ["—"] * 3)
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _ratio_rows(block: dict[str, Any], pairs: list[tuple[str, str, str]]) -> list[str]:
+    lines = ["| ratio (throughput) | " + " | ".join(f"c={c}" for c in CONC) + " |",
+             "|---|" + "---:|" * len(CONC)]
+    for label, a, b in pairs:
+        lines.append(f"| {label} | " + " | ".join(
+            _ratio(_get(block, a, c, "throughput"), _get(block, b, c, "throughput"))
+            for c in CONC) + " |")
+    return lines
+
+
+def _plot(results: dict[str, Any]) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    made = []
+    PNG.mkdir(parents=True, exist_ok=True)
+
+    def bars(block: dict[str, Any], title: str, file: str, unit: str) -> None:
+        names = list(block)
+        fig, ax = plt.subplots(figsize=(10, 4.8))
+        width = 0.8 / max(1, len(names))
+        for i, name in enumerate(names):
+            ys = [_get(block, name, c, "throughput") or 0 for c in CONC]
+            ax.bar([x + i * width for x in range(len(CONC))], ys, width, label=name)
+        ax.set_xticks([x + width * (len(names) - 1) / 2 for x in range(len(CONC))])
+        ax.set_xticklabels([f"concurrency {c}" for c in CONC])
+        ax.set_ylabel(f"{unit} per second")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(PNG / file, dpi=110)
+        plt.close(fig)
+        made.append(file)
+
+    if claim := _get(results, "claim", "claim"):
+        bars(claim, "Claim + complete (one durable tool call)", "claim_complete.png",
+             "tool calls")
+    if replay := _get(results, "claim", "replay"):
+        bars(replay, "Replay (claim of a completed key)", "replay.png", "replays")
+    if transitions := results.get("transitions"):
+        for size, block in transitions.items():
+            bars(block, f"State transitions, {int(size) // 1024} KB state",
+                 f"transitions_{int(size) // 1024}kb.png", "transitions")
+    if forks := results.get("forks"):
+        fig, ax = plt.subplots(figsize=(8, 4.8))
+        for name, per_n in forks.items():
+            ns = sorted(per_n, key=int)
+            ax.plot([int(n) for n in ns], [per_n[n]["p50_ms"] for n in ns], marker="o",
+                    label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("prefix length (events / steps / checkpoints)")
+        ax.set_ylabel("fork time p50 (ms)")
+        ax.set_title("Fork time vs prefix length")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(PNG / "forks.png", dpi=110)
+        plt.close(fig)
+        made.append("forks.png")
+    if scale := _get(results, "scale", "claim"):
+        fig, ax = plt.subplots(figsize=(8, 4.8))
+        for c in CONC:
+            rows = sorted(scale, key=int)
+            ax.plot([int(r) / 1e6 for r in rows], [scale[r][c]["p50_ms"] for r in rows],
+                    marker="o", label=f"claim+complete p50, c={c}")
+            ax.plot([int(r) / 1e6 for r in rows], [scale[r][c]["p99_ms"] for r in rows],
+                    marker="x", linestyle="--", label=f"claim+complete p99, c={c}")
+        ax.set_xlabel("existing executions (millions)")
+        ax.set_ylabel("latency (ms)")
+        ax.set_title("Claim + complete latency vs ledger size")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(PNG / "scale.png", dpi=110)
+        plt.close(fig)
+        made.append("scale.png")
+    return made
+
+
+def write(results: dict[str, Any], notes: str | None = None) -> None:
+    meta = results.get("meta", {})
+    plots = _plot(results)
+    lines: list[str] = [
+        "# Actae benchmarks",
+        "",
+        "Generated by `make bench` (tests/bench/run.py, rendered by tests/bench/report.py) — "
+        "do not edit by hand; the measured numbers are in docs/bench/results.json.",
+        "",
+        f"Measured {meta.get('date', '?')} on {meta.get('machine', {}).get('cpus', '?')} CPUs "
+        f"({meta.get('machine', {}).get('cpu', '?')}), "
+        f"{meta.get('machine', {}).get('postgres', '?')}. Every group runs on its own "
+        "throwaway server, started with the same settings for every contender, client and "
+        "server on the same machine. Warm-up "
+        f"{meta.get('warmup_s')} s, then {meta.get('duration_s')} s measured per run; "
+        f"claim+complete is the median of {meta.get('rounds')} interleaved rounds. Whole run: "
+        f"{_fmt(meta.get('total_seconds', 0) / 60, 1)} min.",
+        "",
+        "Server settings: " + ", ".join(f"`{k}={v}`" for k, v in
+                                        meta.get("settings", {}).items()) + ".",
+        "",
+    ]
+    if meta.get("quick"):
+        lines += ["**Quick smoke run (`--quick`): durations and sizes are reduced; do not "
+                  "quote these numbers.**", ""]
+    if notes:
+        lines += [notes, ""]
+
+    claim = _get(results, "claim", "claim")
+    if claim:
+        lines += [
+            "## 1. Claim + complete: the cost of making one tool call durable",
+            "",
+            "One operation = claim a new key, then complete it: two commits, each fsynced. "
+            "Each client works in its own channel (one agent run per client). "
+            "pgbench rows are C clients; Python rows are one process per client "
+            "(psycopg 3), competing with the server for the same CPUs.",
+            "",
+            "- **pgbench: bare SQL (limit)** — an `INSERT … ON CONFLICT DO NOTHING` and an "
+            "`UPDATE` by key on a table shaped exactly like `actae.executions` (same columns "
+            "and indexes): the minimum the two commits need.",
+            "- **pgbench: Actae functions** — `actae.claim_execution` + "
+            "`actae.complete_execution` from the same C client: the apples-to-apples ratio "
+            "against the limit.",
+            "- **Python: Actae via psycopg** — the same two calls as prepared statements.",
+            "- **Python: Actae driver** — `SyncActaeClient.claim_execution` + "
+            "`complete_execution` (pydantic models, pool of one).",
+            "- **Python: hand-written** — the same semantics (fingerprint, lease, fence, "
+            "token, replay) as a careful user writes them: `BEGIN; SELECT … FOR UPDATE; "
+            "INSERT …; COMMIT` then `BEGIN; SELECT … FOR UPDATE; UPDATE …; COMMIT`.",
+            "- **Python: DBOS step in workflow** — workflows of 10 `@DBOS.step()` calls; the "
+            "latency is each step's, the throughput counts steps and includes each "
+            "workflow's start and end. DBOS checkpoints a step *after* it runs (one commit "
+            "per step), so it records no claim before the side effect: it cannot say "
+            "'in progress elsewhere' or fence a stale worker the way a claim does.",
+            "- **Python: DBOS workflow per call** — one workflow with one step per tool call.",
+            "",
+            *_throughput_table(claim, "ops"),
+            "",
+            *_ratio_rows(claim, [
+                ("Actae (pgbench) / limit", ACTAE_PGBENCH, LIMIT),
+                ("Actae via psycopg / hand-written", ACTAE_RAW, HAND),
+                ("Actae driver / hand-written", ACTAE_DRIVER, HAND),
+                ("Actae driver / Actae via psycopg (driver overhead)", ACTAE_DRIVER, ACTAE_RAW),
+                ("Actae via psycopg / DBOS step in workflow", ACTAE_RAW, DBOS_STEPS),
+                ("Actae driver / DBOS step in workflow", ACTAE_DRIVER, DBOS_STEPS),
+                ("Actae driver / DBOS workflow per call", ACTAE_DRIVER, DBOS_WF),
+                ("Actae via psycopg / limit (Python vs C client)", ACTAE_RAW, LIMIT),
+            ]),
+            "",
+        ]
+        rounds = [f"{name} c={c}: {r['rounds']}" for name, per_c in claim.items()
+                  for c, r in per_c.items() if len(r.get("rounds", [])) > 1]
+        if rounds:
+            lines += ["<details><summary>Throughput of every round</summary>", "",
+                      *[f"- {r}" for r in rounds], "", "</details>", ""]
+        if "claim_complete.png" in plots:
+            lines += ["![claim + complete](bench/claim_complete.png)", ""]
+    replay = _get(results, "claim", "replay")
+    if replay:
+        lines += [
+            "## 2. Replay: claim of a completed key",
+            "",
+            "After a crash every already-done tool call is a replay. The limit is a primary-key "
+            "read of the stored result; DBOS's equivalent is starting a workflow whose ID "
+            "already completed (it returns the recorded output without running it).",
+            "",
+            *_throughput_table(replay, "ops"),
+            "",
+            *_ratio_rows(replay, [
+                ("Actae (pgbench) / limit", ACTAE_PGBENCH, LIMIT),
+                ("Actae via psycopg / hand-written", ACTAE_RAW, HAND),
+                ("Actae driver / DBOS", ACTAE_DRIVER, "Python: DBOS completed workflow"),
+            ]),
+            "",
+        ]
+        if "replay.png" in plots:
+            lines += ["![replay](bench/replay.png)", ""]
+    transitions = results.get("transitions")
+    if transitions:
+        lines += [
+            "## 3. State transitions vs LangGraph's PostgresSaver",
+            "",
+            "Actae: `transition_state` through the driver — one event plus state version + 1, "
+            "guarded by expected_version, one transaction. LangGraph: `PostgresSaver.put` "
+            "called directly (no graph runtime, the checkpointer's cheapest path) with one "
+            "checkpoint per step holding the same state, its blob written with the "
+            "checkpoint (pipelined). Both from Python, one process per client, each client "
+            "its own channel / thread.",
+            "",
+        ]
+        for size, block in transitions.items():
+            lines += [f"### State of {int(size) // 1024} KB", "",
+                      *_throughput_table(block, "ops"), "",
+                      *_ratio_rows(block, [("Actae / LangGraph", "Actae transition_state",
+                                            "LangGraph PostgresSaver.put")]), ""]
+            file = f"transitions_{int(size) // 1024}kb.png"
+            if file in plots:
+                lines += [f"![transitions {size}](bench/{file})", ""]
+    forks = results.get("forks")
+    if forks:
+        sizes = sorted({n for per_n in forks.values() for n in per_n}, key=int)
+        lines += [
+            "## 4. Fork time vs prefix length",
+            "",
+            "Actae's fork copies nothing (it stores its lineage); the source channel is "
+            "bulk-loaded with real hash-chained events. 'At head' forks at the last cursor, "
+            "'one before head' makes the fork look up the next event's clock. DBOS: "
+            "`DBOSClient.fork_workflow(id, start_step=n)` on a workflow whose first 100 steps "
+            "ran for real and whose recorded steps were cloned up to n (DBOS copies the "
+            "recorded steps before start_step into the new workflow). LangGraph: fork = "
+            "`get_tuple` of a past checkpoint + `put` of a new checkpoint whose parent it is "
+            "(what `update_state` on a past config does) in a thread of n checkpoints (100 "
+            "written by the saver, the rest cloned rows). Latency of single forks, one "
+            "client.",
+            "",
+            "| fork | " + " | ".join(f"n={int(n):,} p50 ms | p99 ms" for n in sizes)
+            + " | p50 at largest / smallest |",
+            "|---|" + "---:|" * (2 * len(sizes) + 1),
+        ]
+        for name, per_n in forks.items():
+            cells = []
+            for n in sizes:
+                r = per_n.get(n)
+                cells += [_fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)] if r else ["—", "—"]
+            growth = _ratio(_get(per_n, sizes[-1], "p50_ms"), _get(per_n, sizes[0], "p50_ms"))
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {growth} |")
+        lines.append("")
+        if "forks.png" in plots:
+            lines += ["![forks](bench/forks.png)", ""]
+    scale = results.get("scale")
+    if scale:
+        lines += [
+            "## 5. Scale",
+            "",
+            "Executions are bulk-loaded straight into `actae.executions` (generate_series, "
+            "100 per channel, completed), then `VACUUM ANALYZE`. Claim+complete (new keys) "
+            "and replay (claim of a random bulk-loaded key, so mostly cold index pages) are "
+            "driven by pgbench. `tests/python/test_plans.py` (part of `make test`) asserts "
+            "that the plans behind claim and list_events are index paths.",
+            "",
+            "### Claim + complete vs existing executions", "",
+            "| existing executions | " + " | ".join(
+                f"c={c} ops/s | p50 ms | p99 ms" for c in CONC) + " |",
+            "|---|" + "---:|" * (3 * len(CONC)),
+        ]
+        for rows, per_c in scale.get("claim", {}).items():
+            cells = []
+            for c in CONC:
+                r = per_c[c]
+                cells += [_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+            lines.append(f"| {int(rows):,} | " + " | ".join(cells) + " |")
+        lines += ["", "### Replay of a random existing key", "",
+                  "| existing executions | " + " | ".join(
+                      f"c={c} ops/s | p50 ms | p99 ms" for c in CONC) + " |",
+                  "|---|" + "---:|" * (3 * len(CONC))]
+        for rows, per_c in scale.get("replay", {}).items():
+            cells = []
+            for c in CONC:
+                r = per_c[c]
+                cells += [_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+            lines.append(f"| {int(rows):,} | " + " | ".join(cells) + " |")
+        lines += ["", "### Events listing (`list_events`, a page of 100 at a random position)",
+                  "", "| events in channel | " + " | ".join(
+                      f"c={c} pages/s | p50 ms | p99 ms" for c in CONC) + " |",
+                  "|---|" + "---:|" * (3 * len(CONC))]
+        for n, per_c in scale.get("list_events", {}).items():
+            cells = []
+            for c in CONC:
+                r = per_c[c]
+                cells += [_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+            lines.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
+        if full := scale.get("list_all"):
+            lines += ["", f"Reading the whole channel of {full['events']:,} events in pages of "
+                      f"1,000 took {full['seconds']:.2f} s."]
+        lines.append("")
+        if "scale.png" in plots:
+            lines += ["![scale](bench/scale.png)", ""]
+    if secs := results.get("seconds"):
+        lines += ["Group runtimes: " + ", ".join(f"{k} {v} s" for k, v in secs.items()) + ".",
+                  ""]
+    DOC.write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    write(json.loads((PNG / "results.json").read_text()))

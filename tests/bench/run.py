@@ -1,0 +1,469 @@
+"""`make bench`: measure Actae against the physical limit and its peers, write the report.
+
+Usage: tests/bench/.env/bin/python tests/bench/run.py [--quick] [--only GROUP ...]
+
+Groups (each on its own throwaway server, ports 55445-55448):
+  claim       claim+complete cycle and replay: pgbench limit, Actae, hand-written, DBOS
+  transitions state transitions: Actae vs LangGraph PostgresSaver, 1 KB and 64 KB states
+  forks       fork time vs prefix length: Actae, DBOS fork_workflow, LangGraph fork
+  scale       claim latency with 0 / 1 M / 5 M executions; events listing at 100 000 events
+Results go to docs/bench/results.json; report.py turns them into docs/BENCHMARKS.md + PNGs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import load
+import pgbench
+import psycopg
+import report
+from psycopg.types.json import Jsonb
+from server import REPO, SETTINGS, Server, machine
+
+CONCURRENCY = (1, 8, 32)
+PORTS = {"claim": 55445, "transitions": 55446, "forks": 55447, "scale": 55448}
+RESULTS = REPO / "docs" / "bench" / "results.json"
+
+
+class Plan:
+    def __init__(self, quick: bool) -> None:
+        self.warmup = 1.0 if quick else 2.0
+        self.duration = 2.0 if quick else 4.0
+        self.rounds = 1 if quick else 3  # pgbench rows only (cheap, and the headline ratio)
+        self.fork_sizes = (100, 1000, 10000) if quick else (100, 10000, 100000)
+        self.scale_rows = (0, 20000, 100000) if quick else (0, 1000000, 5000000)
+        self.list_events = 10000 if quick else 100000
+        self.forks = 5 if quick else 20
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def tag() -> str:
+    return uuid.uuid4().hex[:8]
+
+
+def median_of(rounds: list[load.Result]) -> dict[str, Any]:
+    """The round with the median throughput (its own p50/p99), plus every round's figure."""
+    ordered = sorted(rounds, key=lambda r: r.throughput)
+    chosen = ordered[(len(ordered) - 1) // 2] if len(ordered) % 2 else ordered[len(ordered) // 2]
+    out = chosen.summary()
+    out["rounds"] = [round(r.throughput, 1) for r in rounds]
+    return out
+
+
+def _dbos_migrate(server: Server) -> str:
+    url = server.url("dbos_sys")
+    subprocess.run(
+        [sys.executable, "-c", f"import dbos_app; dbos_app.migrate({url!r})"],
+        check=True, cwd=Path(__file__).parent,
+    )
+    return url
+
+
+# --- 1. claim + complete, replay ----------------------------------------------------------
+
+CLAIM_CONTENDERS: list[tuple[str, str, str]] = [
+    # (name, kind, script or factory)
+    ("pgbench: bare SQL (limit)", "pgbench", "limit_claim_complete.sql"),
+    ("pgbench: Actae functions", "pgbench", "actae_claim_complete.sql"),
+    ("Python: Actae via psycopg", "python", "contenders:claim_actae_raw"),
+    ("Python: Actae driver", "python", "contenders:claim_actae_driver"),
+    ("Python: hand-written", "python", "contenders:claim_hand"),
+    ("Python: DBOS step in workflow", "python", "contenders:claim_dbos_steps"),
+    ("Python: DBOS workflow per call", "python", "contenders:claim_dbos_workflow"),
+]
+REPLAY_CONTENDERS: list[tuple[str, str, str]] = [
+    ("pgbench: bare SQL (limit)", "pgbench", "limit_replay.sql"),
+    ("pgbench: Actae functions", "pgbench", "actae_replay.sql"),
+    ("Python: Actae via psycopg", "python", "contenders:replay_actae_raw"),
+    ("Python: Actae driver", "python", "contenders:replay_actae_driver"),
+    ("Python: hand-written", "python", "contenders:replay_hand"),
+    ("Python: DBOS completed workflow", "python", "contenders:replay_dbos"),
+]
+
+REPLAY_SETUP = """
+insert into bench.ledger (
+    channel_id, key_name, execution_id, tool_name, params, fingerprint, status, claim_token,
+    fence, attempt, lease_seconds, lease_expires_at, result, created_at, claimed_at
+)
+select 'r' || c, 'k' || k, gen_random_uuid(), 'search', '{"q": "actae"}', 'fp', 'completed',
+    gen_random_uuid(), 1, 1, 60, now(), '{"ok": true}', now(), now()
+from generate_series(0, 31) as c, generate_series(1, 200) as k;
+do $$
+declare
+    v actae.execution_row;
+begin
+    for c in 0 .. 31 loop
+        for k in 1 .. 200 loop
+            v := actae.claim_execution('r' || c, 'k' || k, 'search', '{"q": "actae"}');
+            perform actae.complete_execution(v.execution_id, v.claim_token, '{"ok": true}');
+        end loop;
+    end loop;
+end;
+$$;
+"""
+
+
+def _run_one(server: Server, plan: Plan, name: str, kind: str, what: str, c: int,
+             args: dict[str, Any]) -> load.Result:
+    if kind == "pgbench":
+        result = pgbench.run(server, name, what, c, plan.warmup, plan.duration)
+    else:
+        result = load.run(name, what, {**args, "tag": tag()}, c, plan.warmup, plan.duration)
+    server.checkpoint()
+    log(f"  {name:34s} c={c:<2d} {result.throughput:9.1f}/s  p50 {result.pct(0.5):7.2f} ms"
+        f"  p99 {result.pct(0.99):7.2f} ms")
+    return result
+
+
+def bench_claim(plan: Plan) -> dict[str, Any]:
+    out: dict[str, Any] = {"claim": {}, "replay": {}}
+    with Server(PORTS["claim"]) as server:
+        server.psql("create schema bench;"
+                    "create table bench.ledger (like actae.executions including all);"
+                    "create table bench.hand (like actae.executions including all);")
+        args = {"dsn": server.dsn(), "dbos_url": _dbos_migrate(server)}
+        log("claim + complete")
+        raw: dict[tuple[str, int], list[load.Result]] = {}
+        for c in CONCURRENCY:
+            # The limit and Actae-through-pgbench alternate for several rounds: their ratio
+            # is the headline, and this machine's fsync time drifts between runs.
+            for _ in range(plan.rounds):
+                for name, kind, what in CLAIM_CONTENDERS:
+                    if kind == "pgbench":
+                        raw.setdefault((name, c), []).append(
+                            _run_one(server, plan, name, kind, what, c, args))
+            for name, kind, what in CLAIM_CONTENDERS:
+                if kind != "pgbench":
+                    raw.setdefault((name, c), []).append(
+                        _run_one(server, plan, name, kind, what, c, args))
+        for (name, c), rounds in raw.items():
+            out["claim"].setdefault(name, {})[str(c)] = median_of(rounds)
+        log("replay")
+        server.psql(REPLAY_SETUP)
+        for c in CONCURRENCY:
+            for name, kind, what in REPLAY_CONTENDERS:
+                result = _run_one(server, plan, name, kind, what, c, args)
+                out["replay"].setdefault(name, {})[str(c)] = median_of([result])
+    return out
+
+
+# --- 2. state transitions ------------------------------------------------------------------
+
+def bench_transitions(plan: Plan) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    with Server(PORTS["transitions"]) as server:
+        from langgraph.checkpoint.postgres import PostgresSaver
+
+        with PostgresSaver.from_conn_string(server.dsn()) as saver:
+            saver.setup()
+        args = {"dsn": server.dsn()}
+        for size in (1024, 65536):
+            log(f"transitions, state of {size} bytes")
+            for c in CONCURRENCY:
+                for name, factory in (("Actae transition_state", "transition_actae"),
+                                      ("LangGraph PostgresSaver.put", "transition_langgraph")):
+                    result = load.run(name, f"contenders:{factory}",
+                                      {**args, "size": size, "tag": tag()}, c, plan.warmup,
+                                      plan.duration)
+                    server.checkpoint()
+                    log(f"  {name:30s} c={c:<2d} {result.throughput:9.1f}/s"
+                        f"  p50 {result.pct(0.5):7.2f} ms  p99 {result.pct(0.99):7.2f} ms")
+                    out.setdefault(str(size), {}).setdefault(name, {})[str(c)] = (
+                        result.summary())
+    return out
+
+
+# --- 3. forks ------------------------------------------------------------------------------
+
+# Bulk-load a channel of n events with the real hash chain (as actae._append computes it).
+EVENTS_LOAD = """
+insert into actae.channels (channel_id) values (%(ch)s);
+insert into actae.events (
+    channel_id, cursor, event_type, payload, operation_id, clock, chain_sha256, recorded_at
+)
+with recursive chain (cursor, sha) as (
+    select 1::bigint, encode(sha256(convert_to(
+        ':1:step:' || jsonb_build_object('step', 1)::text, 'UTF8')), 'hex')
+    union all
+    select c.cursor + 1, encode(sha256(convert_to(
+        c.sha || ':' || (c.cursor + 1) || ':step:'
+        || jsonb_build_object('step', c.cursor + 1)::text, 'UTF8')), 'hex')
+    from chain as c where c.cursor < %(n)s
+)
+select %(ch)s, cursor, 'step', jsonb_build_object('step', cursor), null, cursor, sha,
+    clock_timestamp()
+from chain;
+update actae.channels set head_cursor = %(n)s, clock = %(n)s,
+    head_chain = (select chain_sha256 from actae.events where channel_id = %(ch)s
+                  and cursor = %(n)s)
+where channel_id = %(ch)s;
+"""
+
+
+def load_events(conn: psycopg.Connection[Any], channel: str, n: int) -> None:
+    with conn.transaction():
+        for statement in EVENTS_LOAD.split(";\n"):
+            if statement.strip():
+                conn.execute(statement, {"ch": channel, "n": n})
+    # A state snapshot in the middle, so the fork resolves a real inherited version.
+    conn.execute("select actae.transition_state(%s, 'step', '{}', %s, 0)",
+                 (channel, Jsonb({"at": n + 1})))
+    conn.execute("analyze actae.events")
+
+
+def _timed(fn: Any, times: int) -> list[float]:
+    out = []
+    for _ in range(times):
+        t0 = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t0) * 1000.0)
+    return out
+
+
+def _lat(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"p50_ms": round(statistics.median(ordered), 3),
+            "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 3),
+            "n": len(ordered)}
+
+
+FORK_SQL = "select * from actae.fork_channel(%s, %s)"
+
+
+def bench_forks(plan: Plan) -> dict[str, Any]:
+    out: dict[str, Any] = {"Actae fork_channel (at head)": {},
+                           "Actae fork_channel (one before head)": {},
+                           "DBOS fork_workflow": {}, "LangGraph fork from checkpoint": {}}
+    with Server(PORTS["forks"]) as server:
+        url = _dbos_migrate(server)
+        conn = psycopg.connect(server.dsn(), autocommit=True)
+        for n in plan.fork_sizes:
+            channel = f"src-{n}"
+            t0 = time.perf_counter()
+            load_events(conn, channel, n)
+            log(f"forks: {n} events loaded in {time.perf_counter() - t0:.1f}s")
+            head = n + 1
+            out["Actae fork_channel (at head)"][str(n)] = _lat(_timed(
+                lambda ch=channel, h=head: conn.execute(FORK_SQL, (ch, h)).fetchone(), plan.forks))
+            out["Actae fork_channel (one before head)"][str(n)] = _lat(_timed(
+                lambda ch=channel, h=head: conn.execute(FORK_SQL, (ch, h - 1)).fetchone(),
+                plan.forks))
+            log(f"  Actae  n={n}: {out['Actae fork_channel (at head)'][str(n)]}")
+        conn.close()
+        out["DBOS fork_workflow"] = _dbos_forks(server, url, plan)
+        out["LangGraph fork from checkpoint"] = _langgraph_forks(server, plan)
+    return out
+
+
+def _dbos_forks(server: Server, url: str, plan: Plan) -> dict[str, Any]:
+    """A workflow of 100 real steps, its recorded steps cloned up to n, forked at step n."""
+    code = f"""
+import dbos_app
+app = dbos_app.launch({url!r}, "fork-source")
+for n in {list(plan.fork_sizes)!r}:
+    with app.SetWorkflowID(f"fork-src-{{n}}"):
+        app.counted_workflow(100)
+app.shutdown()
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent)
+    out: dict[str, Any] = {}
+    with psycopg.connect(server.dsn("dbos_sys"), autocommit=True) as conn:
+        for n in plan.fork_sizes:
+            if n > 100:
+                conn.execute(
+                    "insert into dbos.operation_outputs (workflow_uuid, function_id,"
+                    " function_name, output, serialization, started_at_epoch_ms,"
+                    " completed_at_epoch_ms, application_name)"
+                    " select o.workflow_uuid, g, o.function_name, o.output, o.serialization,"
+                    " o.started_at_epoch_ms, o.completed_at_epoch_ms, o.application_name"
+                    " from dbos.operation_outputs as o, generate_series(101, %s) as g"
+                    " where o.workflow_uuid = %s and o.function_id = 100",
+                    (n, f"fork-src-{n}"))
+        conn.execute("analyze dbos.operation_outputs")
+    from dbos import DBOSClient
+
+    client = DBOSClient(system_database_url=url)
+    try:
+        for n in plan.fork_sizes:
+            times = _timed(lambda n=n: client.fork_workflow(f"fork-src-{n}", n),
+                           max(5, plan.forks // 2))
+            out[str(n)] = _lat(times)
+            log(f"  DBOS   n={n}: {out[str(n)]}")
+    finally:
+        client.destroy()
+    return out
+
+
+def _langgraph_forks(server: Server, plan: Plan) -> dict[str, Any]:
+    """A thread of 100 real checkpoints, cloned up to n; fork = get_tuple of the last one +
+    put of a new checkpoint whose parent it is (what update_state on a past config does)."""
+    from datetime import UTC, datetime
+
+    from contenders import state_of
+    from langgraph.checkpoint.base import LATEST_VERSION
+    from langgraph.checkpoint.base.id import uuid6
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    out: dict[str, Any] = {}
+    with PostgresSaver.from_conn_string(server.dsn()) as saver:
+        saver.setup()
+        for n in plan.fork_sizes:
+            thread = f"thread-{n}"
+            config: Any = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+            version: Any = None
+            state = state_of(1024, 0)
+            for step in range(1, 101):
+                version = saver.get_next_version(version, None)
+                checkpoint: Any = {
+                    "v": LATEST_VERSION, "id": str(uuid6(clock_seq=step)),
+                    "ts": datetime.now(UTC).isoformat(),
+                    "channel_values": {"state": {**state, "step": step}},
+                    "channel_versions": {"state": version}, "versions_seen": {},
+                    "pending_sends": [], "updated_channels": ["state"],
+                }
+                config = saver.put(config, checkpoint, {"source": "loop", "step": step},
+                                   {"state": version})
+            if n > 100:
+                saver.conn.execute(  # type: ignore[union-attr]
+                    "insert into checkpoints (thread_id, checkpoint_ns, checkpoint_id,"
+                    " parent_checkpoint_id, type, checkpoint, metadata)"
+                    " select thread_id, checkpoint_ns,"
+                    " '00000000-0000-6000-8000-' || lpad(g::text, 12, '0'),"
+                    " parent_checkpoint_id, type, checkpoint, metadata"
+                    " from checkpoints, generate_series(1, %s) as g"
+                    " where thread_id = %s and checkpoint_id = %s",
+                    (n - 100, thread, config["configurable"]["checkpoint_id"]))
+                saver.conn.execute("analyze checkpoints")  # type: ignore[union-attr]
+            last = config
+
+            def fork(last: Any = last) -> None:
+                tup = saver.get_tuple(last)
+                assert tup is not None
+                ck = dict(tup.checkpoint)
+                ck["id"] = str(uuid6(clock_seq=0))
+                saver.put(tup.config, ck, {"source": "fork", "step": -1}, {})  # type: ignore
+
+            out[str(n)] = _lat(_timed(fork, plan.forks))
+            log(f"  LangGraph n={n}: {out[str(n)]}")
+    return out
+
+
+# --- 4. scale ------------------------------------------------------------------------------
+
+BULK = """
+insert into actae.channels (channel_id)
+select 'bulk-' || g from generate_series(%(lo)s / 100, %(hi)s / 100) as g
+on conflict do nothing;
+insert into actae.executions (
+    channel_id, key_name, execution_id, tool_name, params, fingerprint, status, claim_token,
+    fence, attempt, lease_seconds, lease_expires_at, result, completed_clock, created_at,
+    claimed_at, finished_at
+)
+select 'bulk-' || (i / 100), 'k' || i, gen_random_uuid(), 'search', '{"q": "actae"}',
+    encode(sha256(convert_to('{"q": "actae"}', 'UTF8')), 'hex'), 'completed',
+    gen_random_uuid(), 1, 1, 60, now(), '{"ok": true}', 0, now(), now(), now()
+from generate_series(%(lo)s, %(hi)s) as i;
+"""
+
+
+def bench_scale(plan: Plan) -> dict[str, Any]:
+    out: dict[str, Any] = {"claim": {}, "replay": {}, "list_events": {}}
+    with Server(PORTS["scale"]) as server:
+        conn = psycopg.connect(server.dsn(), autocommit=True)
+        loaded = 0
+        for rows in plan.scale_rows:
+            if rows > loaded:
+                t0 = time.perf_counter()
+                with conn.transaction():
+                    for statement in BULK.split(";\n"):
+                        if statement.strip():
+                            conn.execute(statement, {"lo": loaded + 1, "hi": rows})
+                conn.execute("vacuum analyze actae.executions")
+                conn.execute("vacuum analyze actae.channels")
+                server.checkpoint()
+                log(f"scale: {rows} executions loaded in {time.perf_counter() - t0:.1f}s")
+                loaded = rows
+            for c in CONCURRENCY:
+                result = pgbench.run(server, "claim+complete", "actae_claim_complete.sql", c,
+                                     plan.warmup, plan.duration)
+                server.checkpoint()
+                out["claim"].setdefault(str(rows), {})[str(c)] = result.summary()
+                log(f"  rows={rows} claim+complete c={c}: {result.summary()}")
+                if rows:
+                    result = pgbench.run(server, "replay", "actae_replay_bulk.sql", c,
+                                         plan.warmup, plan.duration, defines={"rows": str(rows)})
+                    out["replay"].setdefault(str(rows), {})[str(c)] = result.summary()
+                    log(f"  rows={rows} replay c={c}: {result.summary()}")
+        # Events listing: a page of 100 at a random position, small channel vs big channel.
+        for n in (100, plan.list_events):
+            channel = f"list-{n}"
+            load_events(conn, channel, n)
+            for c in CONCURRENCY:
+                result = load.run("list_events", "contenders:list_events_random",
+                                  {"dsn": server.dsn(), "channel": channel, "events": n}, c,
+                                  plan.warmup, plan.duration)
+                out["list_events"].setdefault(str(n), {})[str(c)] = result.summary()
+                log(f"  list_events n={n} c={c}: {result.summary()}")
+        # The whole channel, page by page (1000 per call).
+        t0 = time.perf_counter()
+        after, total = 0, 0
+        while True:
+            rows_ = conn.execute("select cursor from actae.list_events(%s, %s, 1000)",
+                                 (f"list-{plan.list_events}", after)).fetchall()
+            if not rows_:
+                break
+            total += len(rows_)
+            after = rows_[-1][0]
+        out["list_all"] = {"events": total, "seconds": round(time.perf_counter() - t0, 3)}
+        log(f"  full listing: {out['list_all']}")
+        conn.close()
+    return out
+
+
+GROUPS = {"claim": bench_claim, "transitions": bench_transitions, "forks": bench_forks,
+          "scale": bench_scale}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="short smoke run")
+    parser.add_argument("--only", nargs="*", choices=sorted(GROUPS), default=None)
+    parser.add_argument("--no-report", action="store_true")
+    ns = parser.parse_args()
+    plan = Plan(ns.quick)
+    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    started = time.time()
+    for name in ns.only or list(GROUPS):
+        t0 = time.time()
+        log(f"== {name}")
+        results[name] = GROUPS[name](plan)
+        results.setdefault("seconds", {})[name] = round(time.time() - t0)
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    results["meta"] = {
+        "machine": machine(), "settings": SETTINGS, "quick": ns.quick,
+        "warmup_s": plan.warmup, "duration_s": plan.duration, "rounds": plan.rounds,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "total_seconds": round(time.time() - started),
+    }
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    if not ns.no_report:
+        report.write(results)
+    log(f"done in {time.time() - started:.0f}s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""The hot paths stay index paths as the ledger grows: no sequential scans in the plans that
+claim_execution, complete_execution and list_events actually execute.
+
+How the plans are obtained: auto_explain, loaded into the test's own session with
+log_nested_statements on and log_level = notice, reports (as JSON notices to this client) the
+plan of every statement the PL/pgSQL functions run, exactly as they run it, including cached
+generic plans. EXPLAIN on hand-copied SQL would test a copy that can drift from the functions.
+auto_explain needs LOAD, so the test role must be a superuser (it is in `make test`).
+
+Why the assertion means something: on a tiny table a sequential scan is the planner's right
+choice, so "no Seq Scan" would hold or fail for reasons unrelated to indexing. Inside one
+transaction (rolled back at the end, so the shared test database is left untouched) the test
+first bulk-inserts 20 000 channels, 20 000 executions across 200 of them and a 20 000-event
+channel and runs ANALYZE; at that size a lookup without a usable index plans as a Seq Scan.
+Several calls per function are checked, so PL/pgSQL's cached generic plans are covered too.
+A control case drops the execution_id index inside the same transaction and checks that the
+detector then sees complete_execution fall back to a Seq Scan: a green run proves the check
+can fail. The rows and column statistics roll back; only pg_class's size estimate, which
+ANALYZE writes in place, stays until the next (auto)analyze.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.types.json import Jsonb
+
+ROWS = 20000
+ACTAE_TABLES = {"executions", "events", "channels", "snapshots", "operations"}
+
+LOAD = [
+    """insert into actae.channels (channel_id)
+       select %(prefix)s || g from generate_series(0, %(rows)s - 1) as g""",
+    """insert into actae.executions (
+           channel_id, key_name, execution_id, tool_name, params, fingerprint, status,
+           claim_token, fence, attempt, lease_seconds, lease_expires_at, result,
+           completed_clock, created_at, claimed_at, finished_at)
+       select %(prefix)s || (i %% 200), 'k' || i, gen_random_uuid(), 'search', '{"q": 1}',
+           encode(sha256(convert_to('{"q": 1}', 'UTF8')), 'hex'), 'completed',
+           gen_random_uuid(), 1, 1, 60, now(), '{"ok": true}', 0, now(), now(), now()
+       from generate_series(1, %(rows)s) as i""",
+    """insert into actae.channels (channel_id, head_cursor, clock)
+       values (%(prefix)s || 'log', %(rows)s, %(rows)s)""",
+    """insert into actae.events (channel_id, cursor, event_type, payload, clock, chain_sha256,
+           recorded_at)
+       select %(prefix)s || 'log', i, 'step', jsonb_build_object('i', i), i, md5(i::text),
+           now()
+       from generate_series(1, %(rows)s) as i""",
+    "analyze actae.channels",
+    "analyze actae.executions",
+    "analyze actae.events",
+]
+
+
+class Plans:
+    """Collects the JSON plans auto_explain reports while a block of calls runs."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+        self.plans: list[dict[str, Any]] = []
+        self.rows: list[Any] = []
+        conn.add_notice_handler(self._notice)
+
+    def _notice(self, diag: psycopg.errors.Diagnostic) -> None:
+        text = diag.message_primary or ""
+        if "plan:" in text:
+            self.plans.append(json.loads(text.split("plan:", 1)[1])["Plan"])
+
+    def collect(self, sql: str, params: Any = None) -> list[dict[str, Any]]:
+        self.plans = []
+        self.rows = self.conn.execute(sql, params).fetchall()
+        return list(self.plans)
+
+
+def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield plan
+    for child in plan.get("Plans", []):
+        yield from _nodes(child)
+
+
+def _scans(plans: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    """(node type, relation, index) of every scan of an Actae table."""
+    return [
+        (node["Node Type"], node["Relation Name"], node.get("Index Name"))
+        for plan in plans for node in _nodes(plan)
+        if node.get("Relation Name") in ACTAE_TABLES
+    ]
+
+
+def _seq_scans(plans: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    return [scan for scan in _scans(plans) if scan[0] == "Seq Scan"]
+
+
+@pytest.fixture
+def plans(dsn: str, unique: Any) -> Iterator[tuple[Plans, str]]:
+    with psycopg.connect(dsn) as conn:  # one transaction, rolled back on exit
+        conn.execute("load 'auto_explain'")
+        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
+                               ("log_format", "json"), ("log_level", "notice")):
+            conn.execute(f"set local auto_explain.{setting} = '{value}'")
+        conn.execute("set local client_min_messages = notice")
+        prefix = unique("plans") + "-"
+        conn.execute("set local auto_explain.log_min_duration = -1")
+        for statement in LOAD:
+            conn.execute(statement, {"prefix": prefix, "rows": ROWS})
+        conn.execute("set local auto_explain.log_min_duration = 0")
+        yield Plans(conn), prefix
+        conn.rollback()
+
+
+def _claim_and_complete(p: Plans, channel: str, key: str) -> tuple[list[Any], list[Any]]:
+    claim = p.collect(
+        "select * from actae.claim_execution(%s, %s, 'search', %s)",
+        (channel, key, Jsonb({"q": key})),
+    )
+    row = p.conn.execute(
+        "select execution_id, claim_token from actae.executions"
+        " where channel_id = %s and key_name = %s", (channel, key),
+    ).fetchone()
+    assert row is not None
+    complete = p.collect(
+        "select * from actae.complete_execution(%s, %s, '{\"ok\": true}')", (row[0], row[1])
+    )
+    return claim, complete
+
+
+def test_claim_and_complete_use_index_paths(plans: tuple[Plans, str]) -> None:
+    p, prefix = plans
+    # Several calls, so PL/pgSQL's cached generic plans (after the fifth) are checked too.
+    for i in range(8):
+        claim, complete = _claim_and_complete(p, prefix + "7", f"new-{i}")
+        assert claim and complete, "auto_explain reported no plans"
+        assert _seq_scans(claim) == [], _scans(claim)
+        assert _seq_scans(complete) == [], _scans(complete)
+    assert ("Index Scan", "executions", "executions_execution_id_idx") in _scans(complete)
+    assert any(s[1] == "channels" and s[0].startswith("Index") for s in _scans(claim))
+    # Replay (claim of a completed key) reads the row by its primary key.
+    for key in range(1000, 1006):
+        replay = p.collect(
+            "select * from actae.claim_execution(%s, %s, 'search', %s)",
+            (prefix + str(key % 200), f"k{key}", Jsonb({"q": 1})),
+        )
+        assert p.rows[0][0] == "replayed", p.rows
+        assert _seq_scans(replay) == [], _scans(replay)
+        assert any(s[1] == "executions" and s[0].startswith("Index") for s in _scans(replay))
+
+
+def test_list_events_uses_index_paths(plans: tuple[Plans, str]) -> None:
+    p, prefix = plans
+    channel = prefix + "log"
+    for after in (0, ROWS // 2, ROWS - 50, 0, ROWS // 3, 10, 100):
+        listed = p.collect("select * from actae.list_events(%s, %s, 100)", (channel, after))
+        assert _seq_scans(listed) == [], _scans(listed)
+        assert ("Index Scan", "events", "events_pkey") in _scans(listed)
+    fork = p.conn.execute(
+        "select channel_id from actae.fork_channel(%s, %s)", (channel, ROWS // 2)
+    ).fetchone()
+    assert fork is not None
+    listed = p.collect("select * from actae.list_events(%s, %s, 100)", (fork[0], ROWS // 4))
+    assert _seq_scans(listed) == [], _scans(listed)
+
+
+def test_detector_sees_a_sequential_scan_without_the_index(plans: tuple[Plans, str]) -> None:
+    """Control: with the execution_id index gone, complete_execution must plan a Seq Scan —
+    otherwise the assertions above could never fail."""
+    p, prefix = plans
+    p.conn.execute("drop index actae.executions_execution_id_idx")
+    _, complete = _claim_and_complete(p, prefix + "9", "control")
+    assert ("Seq Scan", "executions", None) in _scans(complete)
