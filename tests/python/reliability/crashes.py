@@ -118,7 +118,7 @@ class _Slot:
             timer_delay: float | None = None
             if kills_left > 0:
                 if self.rng.random() < self.scenario.timer_kill_share:
-                    timer_delay = self.rng.uniform(0.05, 0.8)
+                    timer_delay = self.rng.uniform(0.3, 1.0)
                 else:
                     kill_at = (self.rng.choice(POINTS), self.rng.randint(1, 3))
             finished, killed = self._one_run(kill_at, timer_delay)

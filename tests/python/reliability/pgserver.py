@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from actae.migrate import migrate
+
+from .crashes import Figures
 
 PG_BIN = Path(os.environ.get("ACTAE_PG_BIN", "/usr/lib/postgresql/15/bin"))
 
@@ -76,3 +82,20 @@ class ThrowawayServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.teardown()
+
+
+def restarts(server: ThrowawayServer, every: tuple[float, float], down: float, limit: int,
+             seed: int | None = None) -> Callable[[threading.Event, Figures], None]:
+    """A fault loop for crashes.run_scenario: every ``every`` seconds (uniformly drawn),
+    crash the server, keep it down for ``down`` seconds and start it again, at most
+    ``limit`` times, until the run ends."""
+    rng = random.Random(seed)
+
+    def fault(stop: threading.Event, figures: Figures) -> None:
+        while figures.db_restarts < limit and not stop.wait(rng.uniform(*every)):
+            server.crash()
+            time.sleep(down)
+            server.start()
+            figures.db_restarts += 1
+
+    return fault

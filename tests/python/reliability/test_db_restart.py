@@ -7,39 +7,22 @@ The test starts and crashes its own throwaway server; it never touches the share
 
 from __future__ import annotations
 
-import random
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import psycopg
 import pytest
 
 from actae.client import SyncActaeClient
 
-from .crashes import Figures, Scenario, check, run_scenario
-from .pgserver import ThrowawayServer
+from .crashes import Scenario, check, run_scenario
+from .pgserver import ThrowawayServer, restarts
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ThrowawayServer]:
     with ThrowawayServer() as srv:
         yield srv
-
-
-def restarts(server: ThrowawayServer, every: tuple[float, float], down: float,
-             limit: int, seed: int | None = None) -> Callable[[threading.Event, Figures], None]:
-    """A fault loop for run_scenario: crash and restart the server until the run ends."""
-    rng = random.Random(seed)
-
-    def fault(stop: threading.Event, figures: Figures) -> None:
-        while figures.db_restarts < limit and not stop.wait(rng.uniform(*every)):
-            server.crash()
-            time.sleep(down)
-            server.start()
-            figures.db_restarts += 1
-
-    return fault
 
 
 @pytest.mark.parametrize("strategy", ["keyed", "reconcile"])
