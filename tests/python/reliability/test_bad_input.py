@@ -268,3 +268,16 @@ def test_error_and_row_count_limits(conn: psycopg.Connection[Any], client: SyncA
         rejects(conn, "max_rows", lambda size=size: client.list_expired_leases(max_rows=size))
         rejects(conn, "max_events",
                 lambda size=size: client.list_events(channel, max_events=size))
+
+
+def test_operator_limits(conn: psycopg.Connection[Any], client: SyncActaeClient) -> None:
+    """cancel_execution reason 1..4096 bytes; set_key_ttl 1 second..100 years (null clears)."""
+    channel = f"ops-{uuid.uuid4().hex[:8]}"
+    claim = client.claim_execution(channel, "k", "t", {})
+    rejects(conn, "reason", lambda: client.cancel_execution(claim.execution.id, ""))
+    rejects(conn, "reason", lambda: client.cancel_execution(claim.execution.id, "r" * 4097))
+    client.cancel_execution(claim.execution.id, "r" * 4096)
+    for ttl in ("1 second", "100 years", None):
+        client.set_key_ttl(channel, ttl)
+    for ttl in ("999 milliseconds", "100 years 1 second", "-1 day"):
+        rejects(conn, "key_ttl", lambda ttl=ttl: client.set_key_ttl(channel, ttl))
