@@ -11,11 +11,17 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any, TypeVar
 
 import psycopg
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from actae.migrate import migrate
 
 from . import REPO
 
@@ -118,3 +124,19 @@ def table_digest(conn: psycopg.Connection[Any]) -> TableDigest:
     )
     rows = conn.execute(digest_sql).fetchall()
     return TableDigest(tuple((str(r[0]), int(r[1]), int(r[2])) for r in rows))
+
+
+@contextmanager
+def scratch_database(dsn: str) -> Iterator[str]:
+    """A new database on the same server, migrated, dropped afterwards: for suites whose
+    generated rows (deep JSON, lapsed leases, random channels) other suites should not see."""
+    name = f"actae_rel_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+        try:
+            scratch = make_conninfo(dsn, dbname=name)
+            migrate(scratch)
+            yield scratch
+        finally:
+            admin.execute(sql.SQL("drop database if exists {} with (force)").format(
+                sql.Identifier(name)))

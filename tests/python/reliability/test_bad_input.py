@@ -21,13 +21,21 @@ from actae.client import SyncActaeClient
 from actae.errors import ActaeError, InvalidInput
 
 from .badinput import SETTINGS, World, driver_strategies, nested, raw_strategy
-from .harness import table_digest
+from .harness import scratch_database, table_digest
 
 BUILDERS = sorted(
     (name, fn) for name, fn in inspect.getmembers(calls, inspect.isfunction)
     if fn.__module__ == calls.__name__ and not name.startswith("_")
     and "conn" in inspect.signature(fn).parameters
 )
+
+
+@pytest.fixture(scope="module")
+def dsn(dsn: str) -> Iterator[str]:
+    """This module works in a scratch database: what it leaves behind (deep JSON, lapsed
+    leases, random channels) is nobody else's business."""
+    with scratch_database(dsn) as scratch:
+        yield scratch
 
 
 @pytest.fixture(scope="module")

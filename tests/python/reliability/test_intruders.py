@@ -300,3 +300,4 @@ def test_no_one_completes_another_workers_execution_without_its_token(
         done = owner.execute("select status, result from actae.complete_execution(%s, %s,"
                              " '{\"mine\": true}')", (execution_id, token)).fetchone()
         assert done == ("completed", {"mine": True})
+        thief.execute("select * from actae.complete_execution(%s, %s, '{}')", theirs)
