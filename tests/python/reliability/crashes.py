@@ -58,6 +58,9 @@ class Figures:
     duplicates: int = 0
     lost: int = 0
     events: int = 0
+    # The ambiguous window as it really was: provider effect -> completion committed (ms).
+    window_ms_median: float = 0.0
+    window_ms_max: float = 0.0
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
     # What workers were told had committed: key -> result / (channel, cursor) / max fence.
@@ -74,6 +77,7 @@ class Figures:
             f" (ambiguous={self.ambiguous_reclaims}) replays={self.replays}"
             f" reconciled={self.reconciled} operations={self.operations}"
             f" effects={self.effects} duplicates={self.duplicates} lost={self.lost}"
+            f" window_ms(median/max)={self.window_ms_median:.1f}/{self.window_ms_max:.0f}"
             f" time={self.seconds:.1f}s"
         )
 
@@ -276,11 +280,19 @@ def audit(dsn: str, namespace: str, channels: list[str], scenario: Scenario,
             "select channel_id, array_agg(cursor order by cursor)"
             " from actae.events where channel_id = any(%s) group by channel_id", (channels,),
         ).fetchall()
+        window = conn.execute(
+            "select percentile_cont(0.5) within group (order by ms), max(ms) from ("
+            " select extract(epoch from e.finished_at - f.created_at) * 1000 as ms"
+            " from actae.executions as e join fake_provider.effects as f"
+            " on f.effect_id = (e.result ->> 'effect_id')::bigint"
+            " where e.channel_id = any(%s) and e.status = 'completed') as w", (channels,),
+        ).fetchone()
         reclaims = conn.execute(
             "select coalesce(sum(attempt - 1), 0), count(*) filter (where ambiguous)"
             " from actae.executions where channel_id = any(%s)", (channels,),
         ).fetchone()
-    assert reclaims is not None
+    assert reclaims is not None and window is not None
+    figures.window_ms_median, figures.window_ms_max = float(window[0] or 0), float(window[1] or 0)
     figures.reclaims = int(reclaims[0])
     figures.operations = len(rows)
     problems = figures.problems

@@ -175,16 +175,19 @@ def write(report: Report, path: Path, started: float, scale: int) -> None:
         " lease (from the ledger's attempt counters); ambiguous = reclaims told"
         " `ambiguous = true`; replays = claims answered from the ledger; reconciled ="
         " ambiguous reclaims answered by `provider.find(key)`; window kills = SIGKILL"
-        " after the provider confirmed and before `complete_execution` committed.",
+        " after the provider confirmed and before `complete_execution` committed;"
+        " window = time from the provider's effect to the committed completion of the"
+        " same attempt (median / max, database clock).",
         "",
         "| run | runs | kills | window kills | reclaims | ambiguous | replays | reconciled"
-        " | effects | duplicates | lost |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        " | effects | duplicates | lost | window ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for label, f in report.strategies:
         lines.append(f"| {label} | {f.runs} | {f.kills} | {f.window_kills} | {f.reclaims}"
                      f" | {f.ambiguous_reclaims} | {f.replays} | {f.reconciled} | {f.effects}"
-                     f" | {f.duplicates} | {f.lost} |")
+                     f" | {f.duplicates} | {f.lost}"
+                     f" | {f.window_ms_median:.1f} / {f.window_ms_max:.0f} |")
     lines += ["", "## Notes", ""]
     lines += [f"- {row.scenario}: {row.note}" for row in report.rows if row.note]
     if report.failures:
