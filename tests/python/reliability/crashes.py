@@ -122,7 +122,7 @@ class _Slot:
             timer_delay: float | None = None
             if kills_left > 0:
                 if self.rng.random() < self.scenario.timer_kill_share:
-                    timer_delay = self.rng.uniform(0.3, 1.0)
+                    timer_delay = self.rng.uniform(0.0, 0.7)
                 else:
                     kill_at = (self.rng.choice(POINTS), self.rng.randint(1, 3))
             finished, killed = self._one_run(kill_at, timer_delay)
@@ -140,9 +140,6 @@ class _Slot:
             "lease": self.scenario.lease, "kill_at": kill_at,
         })
         timer: threading.Timer | None = None
-        if timer_delay is not None:
-            timer = threading.Timer(timer_delay, self._kill, (proc,))
-            timer.start()
         tally: Counter[str] = Counter()
         last = "start"
         done = False
@@ -164,6 +161,10 @@ class _Slot:
             elif kind == "pause":
                 paused = True
                 self._kill(proc)
+            elif kind == "ready" and timer_delay is not None:
+                # A random moment of the worker's work (not of its interpreter start-up).
+                timer = threading.Timer(timer_delay, self._kill, (proc,))
+                timer.start()
             elif kind == "done":
                 done = True
             elif kind == "completed":

@@ -39,6 +39,9 @@ class RaceFigures:
     outcomes: Counter[str] = field(default_factory=Counter)
     owner_by_fence: dict[int, int] = field(default_factory=dict)
     stale_rejections: int = 0
+    extra_owners: int = 0  # callers handed a lease beyond the first in one epoch
+    ownerless_epochs: int = 0  # epochs in which nobody got the lease
+    stale_accepted: int = 0  # writes by a stale owner that the ledger accepted
     seconds: float = 0.0
 
     def line(self) -> str:
@@ -77,6 +80,8 @@ def _epochs(dsn: str, broadcast: Broadcast, figures: RaceFigures, callers: int, 
             outcomes = Counter(reply["outcome"] for reply in replies.values())
             figures.outcomes.update(outcomes)
             owners = [i for i, reply in replies.items() if reply["owned"]]
+            figures.extra_owners += max(len(owners) - 1, 0)
+            figures.ownerless_epochs += not owners
             expected = "claimed" if epoch == 1 else "reclaimed"
             assert outcomes == Counter({expected: 1, "in_progress": callers - 1}), outcomes
             owner = owners[0]
@@ -93,6 +98,7 @@ def _epochs(dsn: str, broadcast: Broadcast, figures: RaceFigures, callers: int, 
                 if caller == owner:
                     assert beat["ok"] and beat["fence"] == epoch, beat
                 else:
+                    figures.stale_accepted += bool(beat["ok"])
                     assert beat == {"ok": False, "error": "LeaseLost", "sqlstate": "AC423"}, beat
                     figures.stale_rejections += 1
             if epoch < epochs:
@@ -103,6 +109,7 @@ def _epochs(dsn: str, broadcast: Broadcast, figures: RaceFigures, callers: int, 
             if caller == owner:
                 assert final["ok"] and final["status"] == "completed", final
             else:
+                figures.stale_accepted += bool(final.get("ok"))
                 assert final["error"] == "LeaseLost", final
                 figures.stale_rejections += 1
         conn.execute("select pg_advisory_lock(%s)", (barrier_key,))

@@ -27,7 +27,7 @@ from . import REPO
 from .crashes import STRATEGIES, STRATEGY_LABELS, Figures, Scenario, check, run_scenario
 from .pgserver import ThrowawayServer, restarts
 from .racing import run_race
-from .stalling import check_fenced, run_stall
+from .stalling import check_fenced, run_stall, stale_writes_accepted
 
 
 @dataclass
@@ -106,7 +106,8 @@ def race_rows(report: Report, dsn: str, scale: int) -> None:
                 f"race: 32 {mode} claim one key at once",
                 f"{figures.epochs} lease epochs (the owner stops heartbeating, the lease"
                 f" lapses); {figures.stale_rejections} writes by stale owners",
-                figures.claims, 0, 0, figures.seconds, True,
+                figures.claims, figures.extra_owners + figures.stale_accepted,
+                figures.ownerless_epochs, figures.seconds, True,
                 "one owner per epoch, fences 1..N each held by one caller, every stale"
                 " owner's heartbeat/complete was LeaseLost"))
         report.attempt(f"race / {mode}", run)
@@ -114,14 +115,17 @@ def race_rows(report: Report, dsn: str, scale: int) -> None:
 
 def stall_rows(report: Report, dsn: str, scale: int) -> None:
     def run() -> None:
-        started, rounds = time.monotonic(), 0
+        started, rounds, accepted, overwritten = time.monotonic(), 0, 0, 0
         for n in range(2 * scale):
-            check_fenced(run_stall(dsn, reclaim=True, b_finishes_first=n % 2 == 0))
+            stall = run_stall(dsn, reclaim=True, b_finishes_first=n % 2 == 0)
             rounds += 1
+            accepted += stale_writes_accepted(stall)
+            overwritten += stall.ledger[3] != {"by": "B"}
+            check_fenced(stall)
         report.rows.append(Row(
             "stalled worker (fencing)",
             f"{rounds} × SIGSTOP past the 1 s lease, reclaim by another worker, SIGCONT",
-            rounds, 0, 0, time.monotonic() - started, True,
+            rounds, accepted, overwritten, time.monotonic() - started, True,
             "every resumed worker's heartbeat, complete and fail was LeaseLost; the"
             " reclaimer's result stood"))
     report.attempt("stalled worker", run)
@@ -155,10 +159,11 @@ def write(report: Report, path: Path, started: float, scale: int) -> None:
         "- workers are real OS processes using the Actae driver (claim / heartbeat /"
         " complete); kills are real SIGKILL, stalls real SIGSTOP/SIGCONT, restarts real"
         " `pg_ctl stop -m immediate` of a throwaway server; leases are 1 s",
-        "- operations = logical tool calls (kill/restart rows) or claim calls (race) or"
+        "- operations = logical tool calls (kill/restart rows), claim calls (race) or"
         " rounds (stall); duplicates = extra effects at the provider (race: extra owners"
-        " in an epoch; stall: stale writes accepted); lost = operations with no completed"
-        " ledger row or no effect",
+        " in an epoch plus stale owners' writes accepted; stall: the frozen worker's writes"
+        " accepted after the reclaim); lost = operations with no completed ledger row or no"
+        " effect (race: epochs without an owner; stall: reclaimer's result not standing)",
         "",
         "| scenario | faults injected | operations | duplicates | lost | time | result |",
         "|---|---|---:|---:|---:|---:|---|",
@@ -176,8 +181,9 @@ def write(report: Report, path: Path, started: float, scale: int) -> None:
         " `ambiguous = true`; replays = claims answered from the ledger; reconciled ="
         " ambiguous reclaims answered by `provider.find(key)`; window kills = SIGKILL"
         " after the provider confirmed and before `complete_execution` committed;"
-        " window = time from the provider's effect to the committed completion of the"
-        " same attempt (median / max, database clock).",
+        " window = time from the provider effect named in the ledger's result to the"
+        " committed completion (median / max, database clock; the max includes recovery"
+        " when a kill inside the window left the effect to be found again).",
         "",
         "| run | runs | kills | window kills | reclaims | ambiguous | replays | reconciled"
         " | effects | duplicates | lost | window ms |",

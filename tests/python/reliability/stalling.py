@@ -88,6 +88,11 @@ def run_stall(dsn: str, reclaim: bool, b_finishes_first: bool = True) -> Stall:
     return Stall(reclaimed, report, ledger_row(dsn, channel), time.monotonic() - started)
 
 
+def stale_writes_accepted(stall: Stall) -> int:
+    """How many of A's heartbeat / complete / fail after the reclaim the ledger accepted."""
+    return sum(bool(stall.a_report[op].get("ok")) for op in ("heartbeat", "complete", "fail"))
+
+
 def check_fenced(stall: Stall) -> None:
     """B reclaimed: A's heartbeat, complete and fail are all LeaseLost; B's result stands."""
     assert stall.reclaim is not None

@@ -15,6 +15,7 @@ Strategies (what the worker does with a ``reclaimed`` claim whose ``ambiguous`` 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from functools import partial
@@ -59,6 +60,7 @@ class Worker:
 
     def run(self) -> None:
         with self.client:
+            emit(e="ready")
             for channel in self.config["workflows"]:
                 for step in range(1, self.config["steps"] + 1):
                     self.step(channel, step)
@@ -126,6 +128,9 @@ class Worker:
 
 
 def main() -> None:
+    # The pool logs each failed reconnection attempt while PostgreSQL restarts; the
+    # supervisor counts connection errors itself.
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     Worker(json.loads(sys.argv[1])).run()
 
 
