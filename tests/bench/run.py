@@ -364,7 +364,7 @@ def _langgraph_forks(server: Server, plan: Plan) -> dict[str, Any]:
 
 BULK = """
 insert into actae.channels (channel_id)
-select 'bulk-' || g from generate_series(%(lo)s / 100, %(hi)s / 100) as g
+select 'bulk-' || g from generate_series(%(lo)s::bigint / 100, %(hi)s::bigint / 100) as g
 on conflict do nothing;
 insert into actae.executions (
     channel_id, key_name, execution_id, tool_name, params, fingerprint, status, claim_token,
@@ -374,7 +374,7 @@ insert into actae.executions (
 select 'bulk-' || (i / 100), 'k' || i, gen_random_uuid(), 'search', '{"q": "actae"}',
     encode(sha256(convert_to('{"q": "actae"}', 'UTF8')), 'hex'), 'completed',
     gen_random_uuid(), 1, 1, 60, now(), '{"ok": true}', 0, now(), now(), now()
-from generate_series(%(lo)s, %(hi)s) as i;
+from generate_series(%(lo)s::bigint, %(hi)s::bigint) as i;
 """
 
 
