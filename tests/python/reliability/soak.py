@@ -1,8 +1,9 @@
 """The long reliability run: ``python -m tests.python.reliability.soak`` (``make soak``).
 
 Runs the kill-at-every-moment scenario for each strategy, the 32-way races, the stalled
-worker and the database restarts longer than ``make test`` does, checks the same promises,
-and writes docs/RELIABILITY.md from the figures of this run. Exit status 1 if any promise
+worker and the database restarts longer than ``make test`` does, then the bad-input
+property tests with more examples; checks the same promises and writes docs/RELIABILITY.md
+from the figures of this run. Exit status 1 if any promise
 broke (the report says which). Needs ACTAE_DSN (a migrated database); the restart scenario
 starts, crashes and removes its own throwaway server.
 """
@@ -10,10 +11,12 @@ starts, crashes and removes its own throwaway server.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -36,7 +39,7 @@ class Row:
     faults: str
     operations: int
     duplicates: int | str
-    lost: int
+    lost: int | str
     seconds: float
     passed: bool = True
     note: str = ""
@@ -131,6 +134,34 @@ def stall_rows(report: Report, dsn: str, scale: int) -> None:
     report.attempt("stalled worker", run)
 
 
+def bad_input_rows(report: Report, examples: int) -> None:
+    def run() -> None:
+        started = time.monotonic()
+        with tempfile.TemporaryDirectory() as folder:
+            stats_path = Path(folder) / "stats.json"
+            env = {**os.environ, "ACTAE_HYPOTHESIS_EXAMPLES": str(examples),
+                   "ACTAE_RELIABILITY_STATS": str(stats_path)}
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                 str(REPO / "tests" / "python" / "reliability" / "test_bad_input.py")],
+                cwd=REPO, env=env, capture_output=True, text=True)
+            stats = json.loads(stats_path.read_text()) if stats_path.exists() else {}
+        summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "no output"
+        calls = stats.get("driver_calls", 0) + stats.get("raw_calls", 0)
+        rejected = stats.get("driver_rejected", 0) + stats.get("raw_rejected", 0)
+        codes = ", ".join(f"{k} {v}" for k, v in sorted(stats.items()) if k.startswith("AC"))
+        passed = done.returncode == 0
+        if not passed:
+            report.failures.append(f"bad input: {done.stdout[-3000:]}")
+        report.rows.append(Row(
+            "bad input: generated arguments to every function (driver and raw SQL)",
+            f"{examples} hypothesis examples per function; {rejected} of {calls} calls"
+            f" rejected ({codes}); plus every limit at its edge",
+            calls, "—", "—", time.monotonic() - started, passed,
+            f"pytest: {summary}; only AC… errors, and no table changed by a rejected call"))
+    report.attempt("bad input", run)
+
+
 def restart_rows(report: Report, scale: int) -> None:
     with ThrowawayServer() as server:
         crash_rows(
@@ -206,6 +237,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=3,
                         help="how much longer than make test (default 3: ~6 minutes)")
+    parser.add_argument("--examples", type=int, default=100,
+                        help="hypothesis examples per function in the bad-input pass")
     parser.add_argument("--report", type=Path, default=REPO / "docs" / "RELIABILITY.md")
     args = parser.parse_args()
     dsn = os.environ.get("ACTAE_DSN")
@@ -218,6 +251,7 @@ def main() -> int:
     race_rows(report, dsn, args.scale)
     stall_rows(report, dsn, args.scale)
     restart_rows(report, args.scale)
+    bad_input_rows(report, args.examples)
     write(report, args.report, started, args.scale)
     print(f"soak: wrote {args.report} ({len(report.failures)} failures,"
           f" {time.monotonic() - started:.0f} s)")
