@@ -93,6 +93,15 @@ def crash_rows(report: Report, dsn: str, label: str, scale: int,
             except AssertionError as exc:
                 passed, note = False, str(exc)[:200]
                 report.failures.append(f"{label} {strategy}: {exc}")
+            if strategy == "ledger" and not note:
+                note = (
+                    f"{figures.duplicates} duplicates: at least the {figures.paused_window_kills}"
+                    " kills made while paused between the provider's confirmation and"
+                    " complete_execution, at most the"
+                    f" {figures.window_kills + figures.tool_kills + figures.tool_unreachable}"
+                    " kills (or lost connections) that may have landed there — a kill counts"
+                    " by the worker's last report, so one just after the completion committed"
+                    " can count as in the window")
             report.rows.append(Row(
                 f"{label}: {STRATEGY_LABELS[strategy]}", kill_faults(figures),
                 figures.operations, figures.duplicates, figures.lost, figures.seconds,
@@ -235,9 +244,9 @@ def write(report: Report, path: Path, started: float, scale: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, default=3,
-                        help="how much longer than make test (default 3: ~6 minutes)")
-    parser.add_argument("--examples", type=int, default=100,
+    parser.add_argument("--scale", type=int, default=4,
+                        help="how much longer than make test (default 4: ~6 minutes)")
+    parser.add_argument("--examples", type=int, default=300,
                         help="hypothesis examples per function in the bad-input pass")
     parser.add_argument("--report", type=Path, default=REPO / "docs" / "RELIABILITY.md")
     args = parser.parse_args()
