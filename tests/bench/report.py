@@ -164,7 +164,8 @@ def _targets(results: dict[str, Any]) -> list[str]:
             b = _get(block, "LangGraph PostgresSaver.put", c, "throughput")
             rows.append((f"transitions ahead of LangGraph, {int(size) // 1024} KB, c={c}",
                          _ratio(a, b), None if not (a and b) else a > b))
-    for name in ("Actae fork_channel (at head)", "Actae fork_channel (one before head)"):
+    for name in ("Actae fork_channel (at head)", "Actae fork_channel (one before head)",
+                 "Actae fork_channel, work only (rolled back)"):
         per_n = _get(results, "forks", name) or {}
         if per_n:
             ns = sorted(per_n, key=int)

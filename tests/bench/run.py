@@ -42,7 +42,7 @@ class Plan:
         self.fork_sizes = (100, 1000, 10000) if quick else (100, 10000, 100000)
         self.scale_rows = (0, 20000, 100000) if quick else (0, 1000000, 5000000)
         self.list_events = 10000 if quick else 100000
-        self.forks = 5 if quick else 20
+        self.forks = 5 if quick else 40
 
 
 def log(message: str) -> None:
@@ -245,22 +245,34 @@ FORK_SQL = "select * from actae.fork_channel(%s, %s)"
 def bench_forks(plan: Plan) -> dict[str, Any]:
     out: dict[str, Any] = {"Actae fork_channel (at head)": {},
                            "Actae fork_channel (one before head)": {},
+                           "Actae fork_channel, work only (rolled back)": {},
                            "DBOS fork_workflow": {}, "LangGraph fork from checkpoint": {}}
     with Server(PORTS["forks"]) as server:
         url = _dbos_migrate(server)
         conn = psycopg.connect(server.dsn(), autocommit=True)
         for n in plan.fork_sizes:
-            channel = f"src-{n}"
             t0 = time.perf_counter()
-            load_events(conn, channel, n)
+            load_events(conn, f"src-{n}", n)
             log(f"forks: {n} events loaded in {time.perf_counter() - t0:.1f}s")
-            head = n + 1
-            out["Actae fork_channel (at head)"][str(n)] = _lat(_timed(
-                lambda ch=channel, h=head: conn.execute(FORK_SQL, (ch, h)).fetchone(), plan.forks))
-            out["Actae fork_channel (one before head)"][str(n)] = _lat(_timed(
-                lambda ch=channel, h=head: conn.execute(FORK_SQL, (ch, h - 1)).fetchone(),
-                plan.forks))
-            log(f"  Actae  n={n}: {out['Actae fork_channel (at head)'][str(n)]}")
+        # Sizes interleaved, so drifting fsync times hit every size alike.
+        samples: dict[tuple[str, int], list[float]] = {}
+        for _ in range(plan.forks):
+            for n in plan.fork_sizes:
+                channel, head = f"src-{n}", n + 1
+                for name, at in (("Actae fork_channel (at head)", head),
+                                 ("Actae fork_channel (one before head)", head - 1)):
+                    samples.setdefault((name, n), []).extend(_timed(
+                        lambda ch=channel, at=at: conn.execute(FORK_SQL, (ch, at)).fetchone(),
+                        1))
+                # The fork's own work, without the commit's WAL flush (the noisy part here).
+                with conn.transaction(force_rollback=True):
+                    samples.setdefault(("Actae fork_channel, work only (rolled back)", n),
+                                       []).extend(_timed(
+                        lambda ch=channel, at=head - 1: conn.execute(FORK_SQL, (ch, at))
+                        .fetchone(), 1))
+        for (name, n), values in samples.items():
+            out[name][str(n)] = _lat(values)
+            log(f"  {name} n={n}: {out[name][str(n)]}")
         conn.close()
         out["DBOS fork_workflow"] = _dbos_forks(server, url, plan)
         out["LangGraph fork from checkpoint"] = _langgraph_forks(server, plan)
@@ -298,7 +310,7 @@ app.shutdown()
     try:
         for n in plan.fork_sizes:
             times = _timed(lambda n=n: client.fork_workflow(f"fork-src-{n}", n),
-                           max(5, plan.forks // 2))
+                           max(5, plan.forks // 4))
             out[str(n)] = _lat(times)
             log(f"  DBOS   n={n}: {out[str(n)]}")
     finally:
