@@ -82,8 +82,8 @@ def crash_rows(report: Report, dsn: str, label: str, scale: int,
                strategies: tuple[str, ...] = STRATEGIES, kills_per_slot: int = 0) -> None:
     for strategy in strategies:
         def run(strategy: str = strategy) -> None:
-            scenario = Scenario(strategy=strategy, slots=6, workflows_per_slot=3, steps=5,
-                                kills_per_slot=kills_per_slot or 5 * scale)
+            scenario = Scenario(strategy=strategy, slots=6, workflows_per_slot=scale,
+                                steps=5, kills_per_slot=kills_per_slot or 4 * scale)
             figures = run_scenario(dsn, scenario, fault=fault(strategy) if fault else None)
             print(f"   {figures.line()}", flush=True)
             report.strategies.append((f"{label}: {STRATEGY_LABELS[strategy]}", figures))
