@@ -181,34 +181,55 @@ def _targets(results: dict[str, Any]) -> list[str]:
 
 FINDINGS = """## What profiling found, what changed, what remains
 
-Measured while building these benchmarks (A/B on one server, alternating runs; this
-machine's neighbours make single runs noisy, so the figures are ranges, not promises):
+Figures below come from A/B runs on one development server while these benchmarks were
+built. This 2-core machine is shared with other workloads (load average 5-10 during the run
+above), so single runs swing by 2x; CPU time per transaction of the server backend
+(`perf stat -e task-clock` over 20 000 pgbench cycles) was the steadier yardstick.
 
-- **Argument checks on the claim/complete hot path** (changed). Each `perform
+- **Claim+complete vs the limit.** Before any change, on a quiet moment: pgbench limit 1 714
+  and Actae 1 548 cycles/s at c=1 (0.90x), 4 535 vs 3 223 at c=8 (0.71x). With one client
+  the cost is the two WAL flushes, which both pay; with more clients than cores the server
+  is CPU-bound and the ratio is the ratio of CPU per cycle: about 68 us for the bare SQL,
+  about 180-190 us for Actae before the change below, 115-135 us after. Under the heavier
+  neighbour load of the run above, CPU-bound ratios drop further (the CPU-heavier path
+  loses more); the targets table above has this run's ratios. Where 0.8x is missed, what
+  remains above the limit is PL/pgSQL itself (two SECURITY
+  DEFINER calls with their search_path switch, per-transaction expression set-up, the
+  24-column result row), the channel lookup a claim needs to detect forks, and the FOR
+  SHARE lock on the channel row that orders a completion against forks.
+- **Argument checks inline** (changed, sql/10_executions.sql). Each `perform
   actae._check_text(...)`-style helper call is a PL/pgSQL function with its own
-  `set search_path`, so every call pays a GUC save/restore and a search-path recomputation
-  (`perf`: `fmgr_security_definer`, `AtEOXact_GUC`, `SplitIdentifierString`). claim_execution
-  and complete_execution now evaluate the checks inline and call the helpers only when a check
-  fails (same errors, same order); the fingerprint of a null `dedup_fields` is computed inline.
-  Server CPU per claim+complete (pgbench, 20 000 cycles, `synchronous_commit=off` to isolate
-  CPU): about 180-190 µs before, 115-135 µs after; the bare-SQL limit is about 67-70 µs.
-- **Replay took a row lock** (changed). A claim of a completed key went through `SELECT …
-  FOR UPDATE`, which writes the lock into the tuple, so every replay was a write transaction
-  waiting for a WAL flush. A completed row never changes again, so it is now read without the
-  lock; a replay writes nothing. pgbench replay: about 1 900 → 5 100 replays/s at c=1 and
-  3 100 → 7 000 at c=8 on the development server (fsync-bound before, CPU-bound after).
-- **NOTIFY serialises transition commits** (not changed: it is a design decision, see below).
-  `record_event` / `transition_state` call `pg_notify` so watchers wake up. PostgreSQL holds a
-  database-wide lock from a notifying transaction's pre-commit until its commit record is
-  flushed, so notifying transactions never share an fsync (no group commit): transitions stop
-  scaling with concurrency. With the `pg_notify` line removed, pgbench transitions at c=8 went
-  from 300-415/s to 1 580-2 230/s on the development server. Options: notify only channels
-  that have a registered watcher, or let watchers poll `list_events` with a short sleep;
-  either changes the watch contract and is left to its owner.
-- **Per-call overhead in transition_state** (not changed, outside this work's files): the
-  same helper-call pattern (about a dozen `set search_path` helper calls per transition)
-  and parsing the state as JSON text (LangGraph sends msgpack bytes) explain the rest of the
-  gap at c=1, most visibly with 64 KB states.
+  `set search_path`; the first call in every transaction sets that up again. claim_execution
+  and complete_execution now evaluate the checks inline and call the helpers only when a
+  check fails (same errors, same order); the fingerprint of a null `dedup_fields` is
+  computed inline. Server CPU per cycle: about 180-190 us -> 115-135 us.
+- **Replay took a row lock** (changed, sql/10_executions.sql). A claim of a completed key
+  went through `SELECT ... FOR UPDATE`, which writes the lock into the tuple, so every replay
+  was a write transaction waiting for a WAL flush. A completed row never changes again, so it
+  is now read without the lock and a replay writes nothing: pgbench replays went from about
+  1 900 to 5 100/s at c=1 and from 3 100 to 7 000/s at c=8 (A/B, same server).
+- **Tried and not kept**: building the result row inline instead of calling
+  `actae._execution_row` (no difference measurable above the noise).
+- **Transitions trail LangGraph** (not changed: sql/21_events.sql is outside this work).
+  `record_event` / `transition_state` call `pg_notify` so watchers wake up. PostgreSQL
+  holds a database-wide lock from a notifying transaction's pre-commit until its commit
+  record is flushed, so notifying transactions never share a WAL flush: transitions stop
+  scaling with concurrency. With the `pg_notify` line removed, pgbench transitions at c=8
+  went from 300-415/s to 1 580-2 230/s. Options for the owner: notify only channels that have
+  a registered watcher, or let watchers poll `list_events`. At c=1 the gap is per-call
+  overhead (about a dozen helper calls with their own search_path per transition, the state
+  sent as JSON text where LangGraph sends msgpack bytes, the driver's model parsing).
+- **The driver costs more than the SQL at concurrency**: Actae through the driver runs at
+  0.5-0.7x of the same calls through plain psycopg (replay: 3 200 vs 5 800/s at c=1), i.e.
+  pydantic validation of the 24-field row plus a pool checkout per call, on the same CPUs as
+  the server. Worth profiling in python/actae (outside this work).
+- **list_events near the tail of a long channel**: when the planner expects few rows after
+  `after_cursor` (the last pages, or a channel that grew since its last ANALYZE) it picks a
+  bitmap index scan and sorts every remaining row instead of reading 100 in index order:
+  a page at cursor 99 000 of 100 000 took 0.7-0.8 ms vs 0.25 ms elsewhere. Still an index
+  path (tests/python/test_plans.py holds), but not O(page); an ordered index scan (e.g.
+  `set enable_bitmapscan = off` on list_events, or a query shape without the outer sort)
+  would keep it flat. Reported, not changed (sql/21_events.sql).
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
@@ -218,9 +239,7 @@ machine's neighbours make single runs noisy, so the figures are ranges, not prom
   (the checkpointer is called directly, its cheapest path). The DBOS 10 000/100 000-step
   workflows and LangGraph 10 000/100 000-checkpoint threads are bulk-cloned rows (running
   them for real would take most of the time budget); what their forks read and copy is the
-  same either way. Disk: the numbers are fsync-bound on this machine's disk and shared
-  with other workloads; a server with a faster WAL device moves every row up, the ratios
-  less.
+  same either way. Fork latency is reported at one client only.
 - **Python vs C clients**: the Python rows include the client's own CPU on the same two
   cores as the server; at c=32 the 32 client processes compete with the server, which is why
   every Python contender falls further behind pgbench as concurrency grows.
