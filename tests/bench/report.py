@@ -374,7 +374,10 @@ def write(results: dict[str, Any], notes: str | None = None) -> None:
             "",
             "Actae's fork copies nothing (it stores its lineage); the source channel is "
             "bulk-loaded with real hash-chained events. 'At head' forks at the last cursor, "
-            "'one before head' makes the fork look up the next event's clock. DBOS: "
+            "'one before head' makes the fork look up the next event's clock; 'work only' "
+            "is that fork inside a transaction that is rolled back: the fork's own work "
+            "without the commit's WAL flush, which on this shared disk is most of the "
+            "latency and its noise. Sizes are interleaved sample by sample. DBOS: "
             "`DBOSClient.fork_workflow(id, start_step=n)` on a workflow whose first 100 steps "
             "ran for real and whose recorded steps were cloned up to n (DBOS copies the "
             "recorded steps before start_step into the new workflow). LangGraph: fork = "
