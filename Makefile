@@ -22,13 +22,14 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest test test-inner \
-	demo report fidelity clean distclean
+	demo report fidelity bench clean distclean
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest"
 	@echo "make demo           the crash-recovery story, then the fork saving"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
+	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph (~20 min)"
 	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running)"
 	@echo "make lint | pgtap | plpgsql-check | isolation | pytest    one step on its own"
 	@echo "make deps | venv    Debian packages | .venv with actae[dev]"
@@ -104,6 +105,18 @@ demo: deps venv
 # Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
 report: deps venv
 	$(WITH_DB) $(PY) python/examples/fork_report.py
+
+# Not part of `make test` (~20 min on 2 cores): regenerates docs/BENCHMARKS.md and
+# docs/bench/. Peers (DBOS, LangGraph) and matplotlib live in their own venv, never in
+# Actae's dependencies.
+BENCH_ENV := tests/bench/.env
+bench: deps $(BENCH_ENV)/.stamp
+	$(BENCH_ENV)/bin/python tests/bench/run.py
+
+$(BENCH_ENV)/.stamp: pyproject.toml tests/bench/requirements.txt
+	python3 -m venv $(BENCH_ENV)
+	$(BENCH_ENV)/bin/pip install -q --disable-pip-version-check -e . -r tests/bench/requirements.txt
+	touch $@
 
 # Regenerates docs/FIDELITY.md (the same suite runs, shorter, inside make test).
 fidelity: deps venv
