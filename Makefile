@@ -22,13 +22,14 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest test test-inner \
-	demo report fidelity bench clean distclean
+	demo report fidelity bench soak clean distclean
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest"
 	@echo "make demo           the crash-recovery story, then the fork saving"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
+	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
 	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph (~20 min)"
 	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running)"
 	@echo "make lint | pgtap | plpgsql-check | isolation | pytest    one step on its own"
@@ -105,6 +106,11 @@ demo: deps venv
 # Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
 report: deps venv
 	$(WITH_DB) $(PY) python/examples/fork_report.py
+
+# Long crash/race/stall/restart/bad-input run (~6 min on 2 cores); writes docs/RELIABILITY.md.
+# SOAK_ARGS: --scale N (default 6), --examples N (hypothesis examples per function, 300).
+soak: deps venv
+	$(WITH_DB) $(PY) -m tests.python.reliability.soak $(SOAK_ARGS)
 
 # Not part of `make test` (~20 min on 2 cores): regenerates docs/BENCHMARKS.md and
 # docs/bench/. Peers (DBOS, LangGraph) and matplotlib live in their own venv, never in

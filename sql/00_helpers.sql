@@ -1,4 +1,7 @@
 -- Internal helpers. Names start with "_"; actae_agent and actae_auditor cannot call them.
+-- They run only inside the API functions, which are SECURITY DEFINER with search_path
+-- pinned to pg_catalog, pg_temp, and inherit that setting; they carry no SET clause of their
+-- own because one would save and restore the setting on every call of the hot path.
 
 -- actae._raise — raise an Actae error.
 -- Guarantees: SQLSTATE is the given AC code, the message is one sentence, DETAIL is JSON.
@@ -9,7 +12,6 @@ create or replace function actae._raise(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     raise exception using
@@ -28,7 +30,6 @@ create or replace function actae._check_text(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     if p_value is null or octet_length(p_value) not between 1 and p_max_bytes then
@@ -53,7 +54,6 @@ create or replace function actae._check_json(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     if pg_column_size(p_value) > p_max_bytes then
@@ -79,7 +79,6 @@ create or replace function actae._execution_row(
 ) returns actae.execution_row
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     return row(
@@ -103,7 +102,6 @@ create or replace function actae._fenced_error(
 ) returns void
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
@@ -147,7 +145,6 @@ create or replace function actae._fingerprint(
 ) returns text
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_subset jsonb;
@@ -193,7 +190,6 @@ create or replace function actae._require(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     if p_missing then
@@ -214,7 +210,6 @@ create or replace function actae._check_range(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     if p_value not between p_min and p_max then

@@ -196,7 +196,6 @@ create or replace function actae._check_same_operation(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     if p_row.tool_name <> p_tool_name

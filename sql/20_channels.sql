@@ -1,7 +1,17 @@
 -- Channels: creation, locking, lineage lookups (SPEC sections 1 and 3).
 
+-- actae._topic — the NOTIFY topic of a channel (identifier-safe, 38 bytes). Inlinable.
+create or replace function actae._topic(
+    p_channel_id text
+) returns text
+language sql
+immutable
+as $$
+    select 'actae_' || md5(p_channel_id);
+$$;
+
 -- actae.channel_topic — the NOTIFY topic on which record_event and transition_state
--- announce a channel's new cursors. Clients LISTEN on it (identifier-safe, 38 bytes).
+-- announce a channel's new cursors while it is watched (see watch_channel).
 create or replace function actae.channel_topic(
     p_channel_id text
 ) returns text
@@ -10,7 +20,39 @@ immutable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select 'actae_' || md5(p_channel_id);
+    select actae._topic(p_channel_id);
+$$;
+
+-- actae.watch_channel — have record_event and transition_state announce the channel's new
+-- cursors (NOTIFY on its topic, payload the cursor) for the next p_seconds; returns the
+-- topic to LISTEN on.
+-- Guarantees: the registration is written under the channel row lock that every append
+-- holds, so an append either committed before this call returned (a read started after it
+-- sees the event) or is announced. LISTEN, call this, then read after your last cursor,
+-- and no event is missed. Registrations only extend (several watchers may share a channel);
+-- renew before p_seconds run out (the driver's watch() does). Creates the channel when it
+-- does not exist yet, so a watcher can wait for a run that has not started.
+-- Raises: AC400 bad channel_id or seconds not 1..86400.
+create or replace function actae.watch_channel(
+    p_channel_id text,
+    p_seconds integer default 60
+) returns text
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._require(p_seconds is null, 'seconds');
+    perform actae._check_range(p_seconds, 'seconds', 1, 86400);
+    perform actae._lock_channel(p_channel_id, true);
+    update actae.channels as c set
+        watched_until = greatest(c.watched_until,
+            clock_timestamp() + make_interval(secs => p_seconds))
+    where c.channel_id = p_channel_id;
+    return actae._topic(p_channel_id);
+end;
 $$;
 
 -- actae._lock_channel — the channel row locked FOR NO KEY UPDATE, so appends and forks of
@@ -23,7 +65,6 @@ create or replace function actae._lock_channel(
 ) returns actae.channels
 language plpgsql
 volatile
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_channel actae.channels;
@@ -54,7 +95,6 @@ create or replace function actae._channel(
 ) returns actae.channels
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_channel actae.channels;
@@ -79,7 +119,6 @@ create or replace function actae._event_at(
 ) returns actae.events
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_event actae.events;
@@ -105,7 +144,6 @@ create or replace function actae._state_at(
 ) returns actae.state_row
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_state actae.state_row;
@@ -187,7 +225,6 @@ create or replace function actae._channel_row(
 ) returns actae.channel_row
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     return row(

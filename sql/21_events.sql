@@ -11,7 +11,6 @@ create or replace function actae._find_operation(
 ) returns actae.operations
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_op actae.operations;
@@ -46,7 +45,8 @@ end;
 $$;
 
 -- actae._append — append one event (and, with p_with_state, the next state snapshot) to a
--- channel locked by the caller, record the operation_id, and NOTIFY the channel's topic.
+-- channel locked by the caller, record the operation_id, and NOTIFY the channel's topic
+-- while the channel is watched (actae.watch_channel).
 -- Guarantees: cursor = head + 1 (gapless: the caller holds the channel row lock), version =
 -- state_version + 1, chain_sha256 = sha256(previous chain || ':' || cursor || ':' ||
 -- event_type || ':' || payload::text), all in the caller's transaction.
@@ -62,7 +62,6 @@ create or replace function actae._append(
 ) returns actae.transition_result
 language plpgsql
 volatile
-set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_cursor bigint := p_channel.head_cursor + 1;
@@ -97,7 +96,9 @@ begin
             v_version, v_now
         );
     end if;
-    perform pg_notify(actae.channel_topic(p_channel.channel_id), v_cursor::text);
+    if p_channel.watched_until > v_now then
+        perform pg_notify(actae._topic(p_channel.channel_id), v_cursor::text);
+    end if;
     return row(v_cursor, v_version, null, v_now)::actae.transition_result;
 end;
 $$;
@@ -111,7 +112,6 @@ create or replace function actae._check_expected(
 ) returns void
 language plpgsql
 immutable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     if p_expected_version <> p_channel.state_version
@@ -238,6 +238,9 @@ $$;
 
 -- actae.list_events — events after after_cursor (exclusive) in cursor order, at most
 -- max_events (1..100000); a fork's list includes its inherited prefix.
+-- Cost: one ordered primary-key range scan per lineage segment, reading at most max_events
+-- rows. Bitmap scans are off here: near the tail of a long channel the planner would
+-- otherwise fetch and sort every remaining event to return one page.
 -- Raises: AC400 bad argument, AC404 unknown channel.
 create or replace function actae.list_events(
     p_channel_id text,
@@ -248,6 +251,7 @@ language plpgsql
 stable
 security definer
 set search_path = pg_catalog, pg_temp
+set enable_bitmapscan = off
 as $$
 declare
     v_channel actae.channels := actae._channel(p_channel_id);

@@ -172,7 +172,6 @@ create or replace function actae._fork_receipt(
 ) returns actae.fork_result
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     return row(

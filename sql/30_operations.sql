@@ -268,7 +268,6 @@ create or replace function actae._purge_blocked(
 ) returns boolean
 language plpgsql
 stable
-set search_path = pg_catalog, pg_temp
 as $$
 begin
     return exists (

@@ -98,6 +98,8 @@ LIST_EVENTS = _sql("list_events", "channel_id::text", "after_cursor::bigint",
                    "max_events::integer")
 GET_STATE = _sql("get_state", "channel_id::text", "version::bigint", "at_cursor::bigint")
 CHANNEL_TOPIC = "select actae.channel_topic(%(channel_id)s::text) as topic"
+WATCH_CHANNEL = ("select actae.watch_channel(p_channel_id => %(channel_id)s::text,"
+                 " p_seconds => %(seconds)s::integer) as topic")
 
 
 def claim_execution(
@@ -274,8 +276,15 @@ def get_state(
 
 
 def channel_topic(channel_id: str, *, conn: Any = None) -> Call[str]:
-    """The LISTEN topic on which a channel announces new cursors."""
+    """The LISTEN topic on which a watched channel announces new cursors."""
     return Call(CHANNEL_TOPIC, {"channel_id": channel_id}, lambda rows: rows[0]["topic"], conn)
+
+
+def watch_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Call[str]:
+    """Have appends to the channel NOTIFY its topic for the next `seconds`; returns the topic.
+    LISTEN first, then register, then read after your last cursor: nothing is missed."""
+    return Call(WATCH_CHANNEL, {"channel_id": channel_id, "seconds": seconds},
+                lambda rows: rows[0]["topic"], conn)
 
 
 # Operator functions and audit views (migration 0002, sql/30_operations.sql).

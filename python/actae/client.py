@@ -20,7 +20,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import calls, plans, tools
-from actae.errors import NotFound, map_error
+from actae.errors import map_error
 from actae.models import Event
 
 P = ParamSpec("P")
@@ -164,6 +164,7 @@ class ActaeClient:
     fork_channel = _async_method(calls.fork_channel)
     list_events = _async_method(calls.list_events)
     get_state = _async_method(calls.get_state)
+    watch_channel = _async_method(calls.watch_channel)
     run_tool = _async_plan(tools.run_tool)
     compensate = _async_plan(tools.compensate)
     cancel_execution = _async_method(calls.cancel_execution)
@@ -186,11 +187,14 @@ class ActaeClient:
     ) -> AsyncIterator[Event]:
         """Catch up from the table, then yield new events as they commit, forever.
 
-        LISTEN starts before the catch-up, so an event committed in between is announced and
-        fetched; every fetch asks for cursors after the last one yielded, so no cursor is
-        skipped or repeated. A channel that does not exist yet is waited for. One pooled
-        connection is held while iterating; poll_seconds bounds the wait on a lost NOTIFY.
+        The watcher LISTENs on the channel's topic, then registers with watch_channel (renewed
+        while it runs), then reads: an append either committed before the registration (the
+        read sees it) or is announced, and every read asks for cursors after the last one
+        yielded, so no cursor is skipped or repeated. A channel that does not exist yet is
+        created empty and waited for. One pooled connection is held while iterating;
+        poll_seconds bounds the wait when no announcement comes.
         """
+        register_seconds = max(30, int(poll_seconds * 3))
         async with self.pool.connection() as conn:
             was_autocommit = conn.autocommit
             if not was_autocommit:
@@ -198,15 +202,17 @@ class ActaeClient:
             try:
                 topic = await self.run(calls.channel_topic(channel_id, conn=conn))
                 await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+                renew_at = 0.0
                 while True:
-                    try:
-                        async for event in self.iter_events(
-                            channel_id, after_cursor, page_size=page_size, conn=conn
-                        ):
-                            after_cursor = event.cursor
-                            yield event
-                    except NotFound:
-                        pass
+                    if time.monotonic() >= renew_at:
+                        await self.run(
+                            calls.watch_channel(channel_id, register_seconds, conn=conn))
+                        renew_at = time.monotonic() + register_seconds / 3
+                    async for event in self.iter_events(
+                        channel_id, after_cursor, page_size=page_size, conn=conn
+                    ):
+                        after_cursor = event.cursor
+                        yield event
                     async for _ in conn.notifies(timeout=poll_seconds, stop_after=1):
                         pass
             finally:
@@ -306,6 +312,7 @@ class SyncActaeClient:
     fork_channel = _sync_method(calls.fork_channel)
     list_events = _sync_method(calls.list_events)
     get_state = _sync_method(calls.get_state)
+    watch_channel = _sync_method(calls.watch_channel)
     run_tool = _sync_plan(tools.run_tool)
     compensate = _sync_plan(tools.compensate)
     cancel_execution = _sync_method(calls.cancel_execution)

@@ -99,7 +99,7 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         "key_name", "tool_name", "event_type", "operation_id", "error", "reason", "status")}
     jsons = {name: any_json for name in ("params", "result", "payload", "state", "metadata")}
     ints = {name: any_int for name in (
-        "lease_seconds", "max_rows", "max_events", "batch_size", "expected_cursor",
+        "lease_seconds", "seconds", "max_rows", "max_events", "batch_size", "expected_cursor",
         "expected_version", "after_cursor", "at_cursor", "version")}
     return {
         **texts, **jsons, **ints,

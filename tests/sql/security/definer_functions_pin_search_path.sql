@@ -1,9 +1,11 @@
--- Every API function is SECURITY DEFINER, every function pins search_path to
--- pg_catalog, pg_temp, and everything is owned by the NOLOGIN role actae_owner (not a
--- superuser), so a definer function runs with exactly the ledger's rights.
+-- Every API function is SECURITY DEFINER and pins search_path to pg_catalog, pg_temp;
+-- private helpers are not definers and carry no SET clause, so they run with the pinned
+-- search_path of the API function that calls them (nobody else may execute them); and
+-- everything is owned by the NOLOGIN role actae_owner (not a superuser), so a definer
+-- function runs with exactly the ledger's rights.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(8);
 
 select is(
     (select string_agg(p.oid::regprocedure::text, ', ') from pg_proc as p
@@ -16,9 +18,14 @@ select is(
     null, 'no private helper is SECURITY DEFINER');
 select is(
     (select string_agg(p.oid::regprocedure::text, ', ') from pg_proc as p
-     where p.pronamespace = 'actae'::regnamespace
-       and p.proconfig is distinct from array['search_path=pg_catalog, pg_temp']),
-    null, 'every function pins search_path = pg_catalog, pg_temp');
+     where p.pronamespace = 'actae'::regnamespace and p.proname not like '\_%'
+       and p.proconfig[1] is distinct from 'search_path=pg_catalog, pg_temp'),
+    null, 'every API function pins search_path = pg_catalog, pg_temp');
+select is(
+    (select string_agg(p.oid::regprocedure::text, ', ') from pg_proc as p
+     where p.pronamespace = 'actae'::regnamespace and p.proname like '\_%'
+       and p.proconfig is not null),
+    null, 'private helpers inherit the calling API function''s search_path');
 select is(
     (select string_agg(p.oid::regprocedure::text, ', ') from pg_proc as p
      where p.pronamespace = 'actae'::regnamespace and p.proowner <> 'actae_owner'::regrole),
