@@ -76,7 +76,7 @@ plpgsql-check: venv
 pgtap: venv
 	@if [[ -z $$(find tests/sql -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
 		echo "pgtap: no tests in tests/sql"; exit 0; fi; \
-	$(WITH_DB) pg_prove -j 2 --failures --ext .sql -r tests/sql
+	$(WITH_DB) pg_prove --failures --ext .sql -r tests/sql
 
 # Specs are tests/isolation/specs/NAME.spec, expected output tests/isolation/expected/NAME.out.
 isolation: venv
@@ -92,6 +92,7 @@ pytest: venv
 	$(WITH_DB) .venv/bin/pytest -q
 
 # One server start and one migration for every step; -k runs the rest after a failure.
+# pgTAP files run one at a time: some alter ledger tables inside their transaction.
 # The local database is recreated first (as CI's is new), so an edited migration just works.
 test: deps venv
 	ACTAE_FRESH_DB=1 $(WITH_DB) $(MAKE) --no-print-directory -k test-inner
