@@ -210,26 +210,36 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   1 900 to 5 100/s at c=1 and from 3 100 to 7 000/s at c=8 (A/B, same server).
 - **Tried and not kept**: building the result row inline instead of calling
   `actae._execution_row` (no difference measurable above the noise).
-- **Transitions trail LangGraph** (not changed: sql/21_events.sql is outside this work).
-  `record_event` / `transition_state` call `pg_notify` so watchers wake up. PostgreSQL
-  holds a database-wide lock from a notifying transaction's pre-commit until its commit
-  record is flushed, so notifying transactions never share a WAL flush: transitions stop
-  scaling with concurrency. With the `pg_notify` line removed, pgbench transitions at c=8
-  went from 300-415/s to 1 580-2 230/s. Options for the owner: notify only channels that have
-  a registered watcher, or let watchers poll `list_events`. At c=1 the gap is per-call
-  overhead (about a dozen helper calls with their own search_path per transition, the state
-  sent as JSON text where LangGraph sends msgpack bytes, the driver's model parsing).
+- **Appends notified every time** (changed, migration 0003 + sql/21_events.sql).
+  `record_event` / `transition_state` called `pg_notify` on every append. PostgreSQL holds a
+  database-wide lock from a notifying transaction's pre-commit until its commit record is
+  flushed, so notifying transactions never shared a WAL flush and transitions stopped
+  scaling with concurrency (with the `pg_notify` line removed, pgbench transitions at c=8
+  went from 300-415/s to 1 580-2 230/s). Appends now notify only channels with a live
+  `actae.watch_channel` registration (the driver's `watch()` registers and renews), decided
+  under the channel row lock, so a watcher still misses nothing.
+- **Helpers reset search_path on every call** (changed, sql/). Each private `_` helper
+  carried its own `set search_path`, so every call saved and restored the setting; about a
+  dozen such calls ran per transition. Helpers now inherit the pinned search_path of the
+  API function that calls them (only those functions, running as the owner, may execute
+  them; pgTAP checks both).
+- **Large states were compressed with pglz** (changed, migration 0005). A 64 KB state is
+  TOAST-compressed on write; lz4 does it for a fraction of the CPU: pgbench transitions with
+  a 64 KB state went from 100-370/s to 710-1 010/s at c=1 (A/B, same server,
+  synchronous_commit off). States, payloads, params and results now use lz4.
+- **Transitions vs LangGraph, what remains**: at c=1 the gap is per-call cost in the driver
+  (pool checkout and model parsing, below) and in PL/pgSQL (channel lock, event + snapshot
+  + channel update, hash chain) against one pipelined upsert; LangGraph also sends msgpack
+  bytes where Actae sends JSON text that the server parses into jsonb.
 - **The driver costs more than the SQL at concurrency**: Actae through the driver runs at
   0.5-0.7x of the same calls through plain psycopg (replay: 3 200 vs 5 800/s at c=1), i.e.
   pydantic validation of the 24-field row plus a pool checkout per call, on the same CPUs as
   the server. Worth profiling in python/actae (outside this work).
-- **list_events near the tail of a long channel**: when the planner expects few rows after
-  `after_cursor` (the last pages, or a channel that grew since its last ANALYZE) it picks a
-  bitmap index scan and sorts every remaining row instead of reading 100 in index order:
-  a page at cursor 99 000 of 100 000 took 0.7-0.8 ms vs 0.25 ms elsewhere. Still an index
-  path (tests/python/test_plans.py holds), but not O(page); an ordered index scan (e.g.
-  `set enable_bitmapscan = off` on list_events, or a query shape without the outer sort)
-  would keep it flat. Reported, not changed (sql/21_events.sql).
+- **list_events near the tail of a long channel** (changed, sql/21_events.sql): when the
+  planner expected few rows after `after_cursor` it picked a bitmap index scan and sorted
+  every remaining row instead of reading one page in index order (a page at cursor 99 000 of
+  100 000 took 0.7-0.8 ms vs 0.25 ms elsewhere). `list_events` now runs with bitmap scans
+  off, so every page is an ordered primary-key range scan.
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
