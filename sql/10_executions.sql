@@ -81,15 +81,8 @@ begin
         if not found then
             v_policy := coalesce(v_channel.tool_policies ->> p_tool_name, 'replay');
             if v_policy <> 'live' then
-                select e.* into v_row
-                from unnest(v_channel.lineage_ids, v_channel.lineage_clocks)
-                    with ordinality as s (channel_id, clock, depth)
-                inner join actae.executions as e
-                    on e.channel_id = s.channel_id and e.key_name = p_key_name
-                where e.status = 'completed' and e.completed_clock <= s.clock
-                order by s.depth desc
-                limit 1;
-                if found then
+                v_row := actae._inherited_execution(v_channel, p_key_name);
+                if v_row.execution_id is not null then
                     perform actae._check_same_operation(v_row, p_tool_name, v_fields,
                         v_fingerprint);
                     return actae._execution_row(v_row, 'replayed', false);
@@ -183,6 +176,31 @@ begin
     where e.channel_id = p_channel_id and e.key_name = p_key_name
     returning e.* into v_row;
     return actae._execution_row(v_row, 'reclaimed', true);
+end;
+$$;
+
+-- actae._inherited_execution — the completed execution of p_key_name that a fork inherits:
+-- the nearest ancestor's row completed before the fork's cut (completed_clock <= that
+-- ancestor's lineage clock), or a row of nulls. Tool policies are the caller's to apply.
+create or replace function actae._inherited_execution(
+    p_channel actae.channels,
+    p_key_name text
+) returns actae.executions
+language plpgsql
+stable
+as $$
+declare
+    v_row actae.executions;
+begin
+    select e.* into v_row
+    from unnest(p_channel.lineage_ids, p_channel.lineage_clocks)
+        with ordinality as s (channel_id, clock, depth)
+    inner join actae.executions as e
+        on e.channel_id = s.channel_id and e.key_name = p_key_name
+    where e.status = 'completed' and e.completed_clock <= s.clock
+    order by s.depth desc
+    limit 1;
+    return v_row;
 end;
 $$;
 

@@ -40,6 +40,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
+    v_channel actae.channels;
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._check_text(p_key_name, 'key_name', 1024);
@@ -47,19 +48,15 @@ begin
     from actae.executions as e
     where e.channel_id = p_channel_id and e.key_name = p_key_name;
     if not found then
-        select e.* into v_row
-        from actae.channels as c
-        cross join lateral unnest(c.lineage_ids, c.lineage_clocks)
-            with ordinality as s (channel_id, clock, depth)
-        inner join actae.executions as e
-            on e.channel_id = s.channel_id and e.key_name = p_key_name
-        where c.channel_id = p_channel_id
-            and e.status = 'completed' and e.completed_clock <= s.clock
-            and coalesce(c.tool_policies ->> e.tool_name, 'replay') <> 'live'
-        order by s.depth desc
-        limit 1;
+        select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+        if found then
+            v_row := actae._inherited_execution(v_channel, p_key_name);
+            if coalesce(v_channel.tool_policies ->> v_row.tool_name, 'replay') = 'live' then
+                v_row := null;
+            end if;
+        end if;
     end if;
-    if not found then
+    if v_row.execution_id is null then
         perform actae._raise(
             'AC404',
             format('no execution with key %s in channel %s', p_key_name, p_channel_id),
