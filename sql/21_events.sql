@@ -66,7 +66,7 @@ as $$
 declare
     v_cursor bigint := p_channel.head_cursor + 1;
     v_version bigint := p_channel.state_version + (case when p_with_state then 1 else 0 end);
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
     v_chain text := encode(sha256(convert_to(
         p_channel.head_chain || ':' || v_cursor || ':' || p_event_type || ':' || p_payload::text,
         'UTF8'
@@ -160,13 +160,13 @@ declare
     v_op actae.operations;
     v_done actae.transition_result;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_event_type, 'event_type', 256);
-    perform actae._check_json(v_payload, 'payload', 1048576);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._check_text(p_event_type, 'event_type');
+    perform actae._check_json(v_payload, 'payload');
+    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        perform actae._check_text(p_operation_id, 'operation_id');
         v_content := encode(sha256(convert_to(
             jsonb_build_array(p_event_type, v_payload)::text, 'UTF8')), 'hex');
         v_op := actae._find_operation(v_channel, p_operation_id, 'record_event', v_content);
@@ -210,16 +210,16 @@ declare
     v_op actae.operations;
     v_done actae.transition_result;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_event_type, 'event_type', 256);
-    perform actae._check_json(v_payload, 'payload', 1048576);
-    perform actae._check_json(v_state, 'state', 8388608);
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._check_text(p_event_type, 'event_type');
+    perform actae._check_json(v_payload, 'payload');
+    perform actae._check_json(v_state, 'state');
     perform actae._require(p_expected_version is null, 'expected_version');
-    perform actae._check_range(p_expected_version, 'expected_version', 0, 9223372036854775806);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_expected_version, 'expected_version', 0);
+    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        perform actae._check_text(p_operation_id, 'operation_id');
         v_content := encode(sha256(convert_to(
             jsonb_build_array(p_event_type, v_payload, v_state)::text, 'UTF8')), 'hex');
         v_op := actae._find_operation(v_channel, p_operation_id, 'transition_state', v_content);
@@ -257,9 +257,9 @@ declare
     v_channel actae.channels := actae._channel(p_channel_id);
 begin
     perform actae._require(p_after_cursor is null, 'after_cursor');
-    perform actae._check_range(p_after_cursor, 'after_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_after_cursor, 'after_cursor', 0);
     perform actae._require(p_max_events is null, 'max_events');
-    perform actae._check_range(p_max_events, 'max_events', 1, 100000);
+    perform actae._check_range(p_max_events, 'max_events', 1);
     return query
     select e.cursor, e.event_type, e.payload, e.operation_id, e.recorded_at, e.chain_sha256
     from unnest(
@@ -303,8 +303,8 @@ begin
                 'at_cursor', p_at_cursor)
         );
     end if;
-    perform actae._check_range(p_version, 'version', 0, 9223372036854775806);
-    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_version, 'version', 0);
+    perform actae._check_range(p_at_cursor, 'at_cursor', 0);
     if p_version > v_channel.state_version or p_at_cursor > v_channel.head_cursor then
         perform actae._raise(
             'AC404',

@@ -287,7 +287,7 @@ def watch_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Ca
                 lambda rows: rows[0]["topic"], conn)
 
 
-# Operator functions and audit views (migration 0002, sql/30_operations.sql).
+# Operator functions and audit views (migration 0002, sql/30_admin.sql).
 
 CANCEL_EXECUTION = _sql("cancel_execution", "execution_id::uuid", "reason::text")
 CLOSE_CHANNEL = _sql("close_channel", "channel_id::text")

@@ -1,15 +1,16 @@
--- Operating the ledger: cancellation, closing channels, key lifetimes and retention.
+-- Administering the ledger: cancellation, closing channels, key lifetimes and retention.
 -- cancel_execution and purge are for role actae_operator only (sql/90_grants.sql);
 -- close_channel and set_key_ttl are part of the agent API too (an agent closes its own run).
 
 -- actae.cancel_execution — ask for an execution to stop.
 -- Guarantees:
 --   * claimed / in_progress: the request is recorded (cancel_requested_at, cancel_reason);
---     the owner's next heartbeat returns cancel_requested = true and the owner records the
---     execution as failed, not retryable, with error 'cancelled: <reason>'. If the owner is
---     gone, the next claim does that instead of reclaiming (outcome failed). An owner that
---     completes anyway wins: the effect happened, so its result is recorded.
---   * failed retryably (nobody owns it): failed for good at once, error 'cancelled: <reason>'.
+--     the owner's next heartbeat returns cancel_requested = true and the owner fails the
+--     execution, which fail_execution records as status cancelled (not retryable). If the
+--     owner is gone, the next claim ends it as cancelled, error 'cancelled: <reason>',
+--     instead of reclaiming (outcome failed). An owner that completes anyway wins: the
+--     effect happened, so its result is recorded.
+--   * failed retryably (nobody owns it): cancelled at once, error 'cancelled: <reason>'.
 --   * Repeating the call with the same reason is a no-op that returns the row.
 -- Raises: AC400 bad argument (reason is 1..4096 bytes), AC404 unknown execution, AC409 the
 -- execution already completed or failed for good, or was cancelled with another reason.
@@ -26,7 +27,7 @@ declare
     v_row actae.executions;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
-    perform actae._check_text(p_reason, 'reason', 4096);
+    perform actae._check_text(p_reason, 'reason');
     select e.* into v_row from actae.executions as e
     where e.execution_id = p_execution_id
     for update;
@@ -60,12 +61,12 @@ begin
         );
     end if;
     update actae.executions as e set
-        cancel_requested_at = clock_timestamp(),
+        cancel_requested_at = actae._now(),
         cancel_reason = p_reason,
-        status = case when e.status = 'failed' then 'failed' else e.status end,
+        status = case when e.status = 'failed' then 'cancelled' else e.status end,
         retryable = case when e.status = 'failed' then false else e.retryable end,
         error = case when e.status = 'failed' then 'cancelled: ' || p_reason else e.error end,
-        finished_at = case when e.status = 'failed' then clock_timestamp() else e.finished_at end
+        finished_at = case when e.status = 'failed' then actae._now() else e.finished_at end
     where e.channel_id = v_row.channel_id and e.key_name = v_row.key_name
     returning e.* into v_row;
     return actae._execution_row(v_row, null, false);
@@ -89,9 +90,9 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._lock_channel(p_channel_id, false);
-    update actae.channels as c set closed_at = coalesce(c.closed_at, clock_timestamp())
+    update actae.channels as c set closed_at = coalesce(c.closed_at, actae._now())
     where c.channel_id = p_channel_id
     returning c.* into v_channel;
     return actae._channel_row(v_channel);
@@ -99,11 +100,11 @@ end;
 $$;
 
 -- actae.set_key_ttl — how long the finished execution keys of a channel keep replaying.
--- Guarantees: a completed or failed execution of the channel replays for at least key_ttl
--- after it finished; after that purge may delete it, and a claim of that key once it is
--- purged is a new operation (outcome claimed, attempt 1). Null clears the lifetime (keys
--- live as long as the channel). Purge applies the lifetime in force when it runs, to old
--- keys too. The channel is created on first use. A fork has its own lifetime (not
+-- Guarantees: a finished (completed, failed, cancelled) execution of the channel replays
+-- for at least key_ttl after it finished; after that purge may delete it, and a claim of
+-- that key once it is purged is a new operation (outcome claimed, attempt 1). Null clears
+-- the lifetime (keys live as long as the channel). Purge applies the lifetime in force when
+-- it runs, to old keys too. The channel is created on first use. A fork has its own lifetime (not
 -- inherited); a key a live fork inherits is never purged.
 -- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years.
 create or replace function actae.set_key_ttl(
@@ -118,7 +119,7 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_channel_id, 'channel_id');
     if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years' then
         perform actae._raise(
             'AC400', 'key_ttl must be between 1 second and 100 years',
@@ -141,8 +142,8 @@ $$;
 --     claimed or in_progress, and no other channel lists it in its lineage (a live fork, or
 --     a fork's fork, still inherits its prefix). Ancestors become purgeable once their
 --     forks are purged.
---   * In a channel with a key lifetime (set_key_ttl), completed and failed executions that
---     finished more than key_ttl ago are deleted, except completed ones a live fork
+--   * In a channel with a key lifetime (set_key_ttl), finished executions (not in flight)
+--     that finished more than key_ttl ago are deleted, except completed ones a live fork
 --     inherits (completed_clock <= the fork's lineage clock for this channel).
 --   * Nothing claimed or in_progress is ever deleted; events and snapshots of open
 --     channels are never deleted.
@@ -161,7 +162,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
     v_cutoff timestamptz;
     v_budget bigint := p_batch_size;
     v_done actae.purge_result := row(0, 0, 0, 0, 0, false)::actae.purge_result;
@@ -176,7 +177,7 @@ begin
         );
     end if;
     perform actae._require(p_batch_size is null, 'batch_size');
-    perform actae._check_range(p_batch_size, 'batch_size', 1, 100000);
+    perform actae._check_range(p_batch_size, 'batch_size', 1);
     v_cutoff := v_now - p_older_than;
 
     for v_channel in
@@ -190,7 +191,7 @@ begin
         -- fork or a write that committed before we locked the channel is seen.
         continue when actae._purge_blocked(v_channel, v_cutoff);
         delete from actae.executions as e
-        where e.channel_id = v_channel.channel_id and e.status in ('completed', 'failed');
+        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status);
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
@@ -219,7 +220,7 @@ begin
             and exists (
                 select 1 from actae.executions as e
                 where e.channel_id = c.channel_id
-                    and e.status in ('completed', 'failed')
+                    and not actae._in_flight(e.status)
                     and e.finished_at < v_now - c.key_ttl
             )
         order by c.channel_id
@@ -229,7 +230,7 @@ begin
         with doomed as (
             select e.key_name from actae.executions as e
             where e.channel_id = v_channel.channel_id
-                and e.status in ('completed', 'failed')
+                and not actae._in_flight(e.status)
                 and e.finished_at < v_now - v_channel.key_ttl
                 and not (e.status = 'completed' and exists (
                     select 1
@@ -248,7 +249,7 @@ begin
         delete from actae.executions as e
         using doomed as d
         where e.channel_id = v_channel.channel_id and e.key_name = d.key_name
-            and e.status in ('completed', 'failed');
+            and not actae._in_flight(e.status);
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
@@ -277,7 +278,7 @@ begin
     ) or exists (
         select 1 from actae.executions as e
         where e.channel_id = p_channel.channel_id
-            and (e.status in ('claimed', 'in_progress')
+            and (actae._in_flight(e.status)
                 or e.claimed_at >= p_cutoff or e.finished_at >= p_cutoff)
     ) or exists (
         select 1 from actae.events as e

@@ -1,8 +1,9 @@
 -- actae.cancel_execution: a request the owner sees at its next heartbeat; an abandoned
--- cancelled execution fails for good at the next claim (a cancelled key replays as failed).
+-- cancelled execution ends as status cancelled at the next claim (a cancelled key replays
+-- as outcome failed, status cancelled).
 begin;
 \ir ../helpers.psql
-select plan(22);
+select plan(24);
 
 create temp table c1 as
 select * from actae.claim_execution('tap-cancel', 'k1', 'charge', '{"amount": 5}');
@@ -37,6 +38,7 @@ create temp table after as
 select * from actae.claim_execution('tap-cancel', 'k1', 'charge', '{"amount": 5}');
 select is(outcome, 'failed', 'a claim of an abandoned cancelled execution returns failed')
 from after;
+select is(status, 'cancelled', 'the abandoned execution''s status is cancelled') from after;
 select is(error, 'cancelled: customer asked', 'error is cancelled: <reason>') from after;
 select is(retryable, false, 'not retryable') from after;
 select is(claim_token, null, 'nobody owns it') from after;
@@ -66,7 +68,7 @@ select is(
     'AC409', 'cancelling a completed execution is AC409'
 );
 
--- Failed retryably: nobody owns it, so it fails for good at once.
+-- Failed retryably: nobody owns it, so it is cancelled at once.
 create temp table c4 as
 select * from actae.claim_execution('tap-cancel', 'k4', 'charge', '{"amount": 7}');
 select actae.fail_execution((select execution_id from c4), 'timeout',
@@ -74,11 +76,15 @@ select actae.fail_execution((select execution_id from c4), 'timeout',
 create temp table f4 as
 select * from actae.cancel_execution((select execution_id from c4), 'stop retrying');
 select is(status || '/' || error || '/' || retryable::text,
-    'failed/cancelled: stop retrying/false',
-    'a retryably failed execution is failed for good at once') from f4;
+    'cancelled/cancelled: stop retrying/false',
+    'a retryably failed execution is cancelled for good at once') from f4;
 select is(
     (select outcome from actae.claim_execution('tap-cancel', 'k4', 'charge', '{"amount": 7}')),
     'failed', 'and its next claim returns failed'
+);
+select is(
+    (select status from actae.get_execution((select execution_id from c4))),
+    'cancelled', 'with status cancelled'
 );
 
 select is(
