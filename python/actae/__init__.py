@@ -5,14 +5,18 @@ their rows to frozen pydantic models.
 """
 
 from actae.client import ActaeClient, SyncActaeClient
+from actae.context import ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     ActaeError,
+    Cancelled,
     ForkToolBlocked,
     IdempotencyConflict,
     InvalidInput,
     LeaseLost,
     NotFound,
+    PermanentError,
     ToolFailed,
+    ToolInProgress,
     VersionConflict,
 )
 from actae.models import (
@@ -24,14 +28,6 @@ from actae.models import (
     ForkResult,
     StateSnapshot,
     Transition,
-)
-from actae.tools import (
-    Cancelled,
-    PermanentError,
-    ToolContext,
-    ToolInProgress,
-    compensation_key,
-    idempotency_key,
 )
 
 __all__ = [

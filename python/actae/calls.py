@@ -15,6 +15,7 @@ from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
+from actae.admin_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
 from actae.models import (
     Channel,
     Claim,
@@ -25,7 +26,6 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
-from actae.ops_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
 
 T = TypeVar("T")
 Row = dict[str, Any]

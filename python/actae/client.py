@@ -19,9 +19,10 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from actae import calls, plans, tools
+from actae import _runtime, calls, plans
 from actae.errors import map_error
 from actae.models import Event
+from actae.plans import tools as tool_plans
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -133,8 +134,8 @@ class ActaeClient:
             return await self.run(step)
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
-        if isinstance(step, tools.LocalStep):
-            return await step.arun(self)
+        if isinstance(step, plans.LocalStep):
+            return await _runtime.arun(step, self)
         return None
 
     async def _emitted(self, plan: plans.Plan[Any]) -> AsyncIterator[Any]:
@@ -165,8 +166,8 @@ class ActaeClient:
     list_events = _async_method(calls.list_events)
     get_state = _async_method(calls.get_state)
     watch_channel = _async_method(calls.watch_channel)
-    run_tool = _async_plan(tools.run_tool)
-    compensate = _async_plan(tools.compensate)
+    run_tool = _async_plan(tool_plans.run_tool)
+    compensate = _async_plan(tool_plans.compensate)
     cancel_execution = _async_method(calls.cancel_execution)
     close_channel = _async_method(calls.close_channel)
     set_key_ttl = _async_method(calls.set_key_ttl)
@@ -281,8 +282,8 @@ class SyncActaeClient:
             return self.run(step)
         if isinstance(step, plans.Sleep):
             time.sleep(step.seconds)
-        if isinstance(step, tools.LocalStep):
-            return step.run(self)
+        if isinstance(step, plans.LocalStep):
+            return _runtime.run(step, self)
         return None
 
     def _emitted(self, plan: plans.Plan[Any]) -> Iterator[Any]:
@@ -313,8 +314,8 @@ class SyncActaeClient:
     list_events = _sync_method(calls.list_events)
     get_state = _sync_method(calls.get_state)
     watch_channel = _sync_method(calls.watch_channel)
-    run_tool = _sync_plan(tools.run_tool)
-    compensate = _sync_plan(tools.compensate)
+    run_tool = _sync_plan(tool_plans.run_tool)
+    compensate = _sync_plan(tool_plans.compensate)
     cancel_execution = _sync_method(calls.cancel_execution)
     close_channel = _sync_method(calls.close_channel)
     set_key_ttl = _sync_method(calls.set_key_ttl)

@@ -185,6 +185,7 @@ def test_cancel_then_abandoned_execution_fails_for_good(
     expire(conn, row["execution_id"])
     after = claim(conn, channel, "k", "charge")
     assert (after["outcome"], after["error"]) == ("failed", "cancelled: customer asked")
+    assert after["status"] == "cancelled"
 
     finished = claim(conn, channel, "done", "charge")
     complete(conn, finished, {"ok": True})
@@ -197,7 +198,7 @@ def test_cancel_then_abandoned_execution_fails_for_good(
                  (retry["execution_id"], retry["claim_token"]))
     failed = ok_json(actae, "cancel", str(retry["execution_id"]), "--reason", "stop")
     assert (failed["status"], failed["error"], failed["retryable"]) == (
-        "failed", "cancelled: stop", False)
+        "cancelled", "cancelled: stop", False)
 
 
 def test_channel_close_key_ttl_and_purge(

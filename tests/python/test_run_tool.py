@@ -474,7 +474,7 @@ def test_cancel_requested_stops_the_tool_and_fails_the_execution(
     assert time.monotonic() - began < 5
     assert stopped.wait(2)
     stored = row(dsn, channel, "k")
-    assert (stored.status, stored.retryable) == ("failed", False)
+    assert (stored.status, stored.retryable) == ("cancelled", False)
     assert stored.error == "cancelled: user pressed stop"
     # a later call raises the stored cancellation, without running anything
     with pytest.raises(Cancelled):

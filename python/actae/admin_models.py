@@ -1,4 +1,4 @@
-"""Frozen models for the operator functions and audit views (migration 0002)."""
+"""Frozen models for the admin functions and audit views (migration 0002, sql/30_admin.sql)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ class LedgerStatus(_Row):
     completed: int
     failed: int
     expired_leases: int
+    cancelled: int = 0
     oldest_in_flight_claimed_at: datetime | None = None
     oldest_expired_lease_at: datetime | None = None
 
@@ -48,6 +49,7 @@ class ToolStats(_Row):
     cancel_requested: int
     ambiguous: int
     attempts: int
+    cancelled: int = 0
     avg_duration: timedelta | None = None
     p50_seconds: float | None = None
     p95_seconds: float | None = None

@@ -1,9 +1,15 @@
 """Multi-step operations written once as plans, run by both clients.
 
 A plan is a generator that yields steps — a ``Call`` to execute (its rows are sent back),
-a ``Sleep``, or an ``Emit`` of a value for the caller — and returns its result. The async
-client drives plans with ``await``, the sync client with plain calls, so logic that spans
-several round trips (paging, waiting, retrying) exists exactly once.
+a ``Sleep``, an ``Emit`` of a value for the caller, or a ``LocalStep`` (work in this
+process, such as starting a tool; see ``actae.plans.tools``) — and returns its result. The
+async client drives plans with ``await``, the sync client with plain calls, so logic that
+spans several round trips (paging, waiting, retrying) exists exactly once. Plans do no I/O
+themselves: a test can drive one with scripted replies and no database.
+
+* this module: the step types and ``iter_events``;
+* ``actae.plans.tools``: ``run_tool`` and ``compensate``, the decision plan for tool calls.
+  Its local steps are executed by ``actae._runtime`` (asyncio tasks and worker threads).
 """
 
 from __future__ import annotations
@@ -28,7 +34,13 @@ class Emit(Generic[T]):
     value: T
 
 
-Step = calls.Call[Any] | Sleep | Emit[Any]
+class LocalStep:
+    """A step that runs in this process rather than in the database (start a tool, wait for
+    it, stop it, try a call). Plans only describe it; ``actae._runtime`` executes it, with
+    asyncio under ActaeClient and with threads under SyncActaeClient."""
+
+
+Step = calls.Call[Any] | Sleep | Emit[Any] | LocalStep
 Plan = Generator[Step, Any, T]
 
 
