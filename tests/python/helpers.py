@@ -73,18 +73,34 @@ async def all_events(client: ActaeClient, channel_id: str, after_cursor: int = 0
 
 
 def db_now_minus(dsn: str, timestamp: Any) -> float:
-    """Seconds from `timestamp` to the database clock (positive when it is in the past)."""
+    """Seconds from `timestamp` to the database clock, actae._now() (positive when it is in
+    the past)."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(
-            "select extract(epoch from clock_timestamp() - %s::timestamptz)::float8",
+            "select extract(epoch from actae._now() - %s::timestamptz)::float8",
             (timestamp,),
         ).fetchone()
     assert row is not None
     return float(row[0])
 
 
-async def sleep_past(dsn: str, timestamp: Any, margin: float = 0.05) -> None:
-    """Sleep until the database clock is past `timestamp` (a lease expiry)."""
+def move_clock_past(dsn: str, timestamp: Any, margin: float = 0.05) -> None:
+    """Move the database clock (actae._now(), which every Actae function reads) just past
+    `timestamp`, e.g. a lease expiry, instead of sleeping until then. Needs the test
+    database's superuser (actae._set_test_clock); every session sees the moved clock at
+    once. Tests that use it put the real clock back afterwards (reset_clock)."""
     remaining = -db_now_minus(dsn, timestamp)
-    if remaining > -margin:
-        await asyncio.sleep(remaining + margin)
+    if remaining <= -margin:
+        return
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "select actae._set_test_clock("
+            " actae._now() - clock_timestamp() + make_interval(secs => %s))",
+            (remaining + margin,),
+        )
+
+
+def reset_clock(dsn: str) -> None:
+    """Put the real clock back under actae._now()."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae._set_test_clock(null)")

@@ -2,14 +2,14 @@
 
 Every claim outcome, the ambiguous flag, fencing, heartbeat / complete / fail semantics and
 each SQLSTATE's exception class, against the real server. Leases that must lapse use the
-shortest legal lease (1 s) and wait on the database clock.
+shortest legal lease (1 s) and move the database clock past it (no test sleeps).
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -28,10 +28,19 @@ from actae import (
     NotFound,
     VersionConflict,
 )
-from helpers import db_now_minus, run, sleep_past, with_client
+from helpers import db_now_minus, move_clock_past, reset_clock, run, with_client
 
 PARAMS = {"order_id": "4471", "amount_cents": 4200}
 MS = timedelta(milliseconds=1)
+
+
+@pytest.fixture
+def real_clock(dsn: str) -> Iterator[None]:
+    """Tests that move the database clock (move_clock_past) get the real one back."""
+    try:
+        yield
+    finally:
+        reset_clock(dsn)
 
 
 async def claim(client: ActaeClient, channel: str, key: str = "charge:4471", **kw: Any) -> Claim:
@@ -108,13 +117,14 @@ def test_in_progress_when_another_owner_holds_a_live_lease(
     with_client(dsn, body)
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_reclaimed_after_lease_lapse_is_ambiguous_and_fenced(
     dsn: str, unique: Callable[..., str]
 ) -> None:
     async def body(client: ActaeClient) -> None:
         channel = unique("run")
         first = await claim(client, channel, lease_seconds=1)
-        await sleep_past(dsn, first.lease_expires_at)
+        move_clock_past(dsn, first.lease_expires_at)
         second = await claim(client, channel, lease_seconds=30)
         assert second.status == "reclaimed" and second.owned
         assert second.ambiguous is True
@@ -175,6 +185,7 @@ def test_failed_non_retryably_surfaces_the_error(dsn: str, unique: Callable[...,
     with_client(dsn, body)
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_concurrent_claims_have_exactly_one_owner(dsn: str, unique: Callable[..., str]) -> None:
     """Twelve callers on twelve pooled connections race for one key, twice."""
 
@@ -186,7 +197,7 @@ def test_concurrent_claims_have_exactly_one_owner(dsn: str, unique: Callable[...
         assert statuses == ["claimed"] + ["in_progress"] * 11
         assert len({c.execution.id for c in claims}) == 1
         # After the lease lapses, twelve racing reclaimers: again exactly one owner.
-        await sleep_past(dsn, claims[0].lease_expires_at)
+        move_clock_past(dsn, claims[0].lease_expires_at)
         again = await asyncio.gather(*(claim(client, channel) for _ in range(12)))
         assert sorted(c.status for c in again) == ["in_progress"] * 11 + ["reclaimed"]
         owner = next(c for c in again if c.owned)
@@ -297,16 +308,17 @@ def test_heartbeat_moves_to_in_progress_and_extends_the_lease(
     with_client(dsn, body)
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_lapsed_but_unreclaimed_token_is_still_honoured(
     dsn: str, unique: Callable[..., str]
 ) -> None:
     async def body(client: ActaeClient) -> None:
         c = await claim(client, unique("run"), lease_seconds=1)
-        await sleep_past(dsn, c.lease_expires_at)
+        move_clock_past(dsn, c.lease_expires_at)
         assert db_now_minus(dsn, c.lease_expires_at) > 0
         beat = await client.heartbeat_execution(c.execution.id, c.claim_token, lease_seconds=1)
         assert beat.status == "in_progress" and beat.fence == 1
-        await sleep_past(dsn, beat.lease_expires_at)
+        move_clock_past(dsn, beat.lease_expires_at)
         done = await client.complete_execution(c.execution.id, c.claim_token, result="late")
         assert done.status == "completed" and done.result == "late" and done.fence == 1
 
@@ -418,6 +430,7 @@ def test_unknown_execution_is_not_found(dsn: str, unique: Callable[..., str]) ->
     with_client(dsn, body)
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_reads_never_reveal_the_token(dsn: str, unique: Callable[..., str]) -> None:
     async def body(client: ActaeClient) -> None:
         channel = unique("run")
@@ -427,7 +440,7 @@ def test_reads_never_reveal_the_token(dsn: str, unique: Callable[..., str]) -> N
         assert [r.id for r in rows] == [c.execution.id]
         assert rows[0].claim_token is None
         assert await client.list_executions(channel, status="completed") == []
-        await sleep_past(dsn, c.lease_expires_at)
+        move_clock_past(dsn, c.lease_expires_at)
         expired = await client.list_executions(channel, lease_expired=True)
         assert [r.id for r in expired] == [c.execution.id]
         assert c.execution.id in {r.id for r in await client.list_expired_leases(100000)}

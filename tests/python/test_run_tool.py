@@ -2,7 +2,8 @@
 
 Each test runs once with SyncActaeClient and a sync tool, once with ActaeClient and an async
 tool. "Other workers" are real: separate connections in other threads. Leases that must lapse
-use the shortest legal lease (1 s) and wait on the database clock.
+use the shortest legal lease (1 s) and move the database clock past it (real_clock puts the
+real clock back after the test) instead of sleeping.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from actae import (
     compensation_key,
     idempotency_key,
 )
-from helpers import run
+from helpers import move_clock_past, reset_clock, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python" / "examples"))
 from fake_provider import FakeProvider  # noqa: E402
@@ -101,14 +102,17 @@ def claim(dsn: str, channel: str, key: str, tool_name: str, params: dict[str, An
 
 
 def wait_past_lease(dsn: str, channel: str, key: str) -> None:
-    """Sleep until the database clock is past the execution's lease."""
-    expires = row(dsn, channel, key).lease_expires_at
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        left = conn.execute(
-            "select extract(epoch from %s::timestamptz - clock_timestamp())::float8", (expires,)
-        ).fetchone()
-    assert left is not None
-    time.sleep(max(0.0, float(left[0])) + 0.05)
+    """Move the database clock past the execution's lease (no sleeping)."""
+    move_clock_past(dsn, row(dsn, channel, key).lease_expires_at)
+
+
+@pytest.fixture
+def real_clock(dsn: str) -> Iterator[None]:
+    """Tests that move the database clock get the real one back."""
+    try:
+        yield
+    finally:
+        reset_clock(dsn)
 
 
 # --- claimed and replayed --------------------------------------------------------------
@@ -215,6 +219,7 @@ def test_permanent_error_fails_for_good_and_later_calls_raise_the_stored_error(
 # --- reclaimed with ambiguous = true ------------------------------------------------------
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_ambiguous_reclaim_with_and_without_reconcile(
     dsn: str, unique: Any, flavor: str
 ) -> None:
@@ -284,6 +289,7 @@ with SyncActaeClient(dsn, max_size=2) as client:
 """
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_worker_killed_after_the_effect_is_reconciled_not_repeated(
     dsn: str, unique: Any, flavor: str
 ) -> None:
@@ -303,6 +309,7 @@ def test_worker_killed_after_the_effect_is_reconciled_not_repeated(
         worker.send_signal(signal.SIGKILL)
         worker.wait(10)
     assert worker.returncode == -signal.SIGKILL
+    wait_past_lease(dsn, channel, "charge")  # the dead worker's lease lapses
     provider = FakeProvider(dsn, namespace=namespace)
     body = Recorder()
 
@@ -350,13 +357,21 @@ def test_in_progress_waits_for_the_owner_then_replays_its_result(
     assert completed_at and returned_at >= completed_at[0]
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_in_progress_owner_that_dies_is_reclaimed_when_its_lease_lapses(
     dsn: str, unique: Any, flavor: str
 ) -> None:
     channel, params, body = unique("run"), {"q": "x"}, Recorder()
     assert claim(dsn, channel, "k", "search", params, lease=1).status == "claimed"
-    result = call(dsn, flavor, "run_tool", make_tool(flavor, body), channel_id=channel,
-                  key_name="k", tool_name="search", params=params)
+    # run_tool finds the owner's lease live and waits; then its lease lapses (the clock
+    # moves past it while run_tool waits) and run_tool reclaims it.
+    lapse = threading.Timer(0.2, wait_past_lease, (dsn, channel, "k"))
+    lapse.start()
+    try:
+        result = call(dsn, flavor, "run_tool", make_tool(flavor, body), channel_id=channel,
+                      key_name="k", tool_name="search", params=params)
+    finally:
+        lapse.join()
     assert result == {"ran": "k"}
     assert [(c.fence, c.ambiguous) for c in body.contexts] == [(2, True)]
 
@@ -626,6 +641,7 @@ def test_each_client_runs_both_sync_and_async_tools(dsn: str, unique: Any) -> No
 # --- README "What you still own": the snippets, run as written (channel ids made unique) --
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_readme_propagating_the_key_outward(dsn: str, unique: Any) -> None:
     order = unique("order")
     provider = FakeProvider(dsn, namespace=f"{order}/")

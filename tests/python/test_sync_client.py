@@ -4,9 +4,8 @@ the same SQL), exercised against the real server without asyncio."""
 from __future__ import annotations
 
 import inspect
-import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
@@ -23,9 +22,18 @@ from actae import (
     VersionConflict,
     calls,
 )
-from helpers import db_now_minus, fold_chain
+from helpers import fold_chain, move_clock_past, reset_clock
 
 PARAMS = {"order_id": "4471", "amount_cents": 4200}
+
+
+@pytest.fixture
+def real_clock(dsn: str) -> Iterator[None]:
+    """Tests that move the database clock (move_clock_past) get the real one back."""
+    try:
+        yield
+    finally:
+        reset_clock(dsn)
 
 
 def _api(cls: type) -> set[str]:
@@ -44,6 +52,7 @@ def test_same_methods_from_the_same_builders() -> None:
         assert inspect.signature(sync_method) == inspect.signature(async_method)
 
 
+@pytest.mark.usefixtures("real_clock")
 def test_sync_ledger_round_trip(dsn: str, unique: Callable[..., str]) -> None:
     channel = unique("run")
     with SyncActaeClient(dsn) as client:
@@ -78,7 +87,7 @@ def test_sync_ledger_round_trip(dsn: str, unique: Callable[..., str]) -> None:
         assert failed.status == "failed" and failed.error == "bounced"
 
         r = client.claim_execution(channel, "retry", "search", {"q": 1}, lease_seconds=1)
-        time.sleep(max(0.0, -db_now_minus(dsn, r.lease_expires_at)) + 0.05)
+        move_clock_past(dsn, r.lease_expires_at)
         again = client.claim_execution(channel, "retry", "search", {"q": 1})
         assert again.status == "reclaimed" and again.ambiguous and again.fence == 2
         with pytest.raises(LeaseLost):
