@@ -1,7 +1,7 @@
--- The schema states its states (migration 0006): CHECK constraints reject an execution
--- status, an operation kind or a fork tool policy that Actae does not know, whoever
--- writes the row; list_executions accepts exactly the statuses the CHECK allows; and the
--- in-flight set is actae._in_flight's.
+-- The schema states its states (migration 0006): the status domain and CHECK constraints
+-- reject an execution status, an operation kind or a fork tool policy that Actae does not
+-- know, whoever writes the row; list_executions accepts exactly the statuses the domain
+-- allows; and the in-flight set is actae._in_flight's.
 begin;
 \ir ../helpers.psql
 select plan(14);
@@ -47,7 +47,7 @@ select is(
     'AC400', 'fork_channel rejects an unknown policy with AC400, by the same rule'
 );
 
--- list_executions takes exactly the statuses the CHECK allows.
+-- list_executions takes exactly the statuses the domain allows.
 select is(
     (select string_agg(s.status, ', ') from unnest(array[
         'claimed', 'in_progress', 'completed', 'failed', 'cancelled'
@@ -66,9 +66,9 @@ select is(
 );
 select ok(
     (select pg_get_constraintdef(k.oid) from pg_constraint as k
-     where k.conname = 'executions_status_check')
+     where k.contypid = 'actae.execution_status'::regtype)
     ~ 'claimed.*in_progress.*completed.*failed.*cancelled',
-    'the CHECK names the five statuses'
+    'the status domain names the five statuses'
 );
 
 select results_eq(
