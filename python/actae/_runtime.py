@@ -67,6 +67,7 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
 
 async def _astart(step: Start) -> asyncio.Future[Any]:
     fn, ctx = step.fn, step.ctx
+    task: asyncio.Future[Any]
     if inspect.iscoroutinefunction(fn):
         task = asyncio.ensure_future(fn(ctx))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop

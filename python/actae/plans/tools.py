@@ -46,9 +46,9 @@ still claimed or in progress (settle it first: run it again with run_tool).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from time import monotonic
 from typing import Any
 
 from actae import calls
@@ -215,7 +215,7 @@ def _run(
     dedup_fields: Sequence[str] | None, lease_seconds: int, reconcile: Tool | None,
     wait_timeout: float | None, original: Execution | None,
 ) -> Plan[Any]:
-    deadline = None if wait_timeout is None else time.monotonic() + wait_timeout
+    deadline = None if wait_timeout is None else monotonic() + wait_timeout
     delay = FIRST_BACKOFF
     while True:
         claim: Claim = yield calls.claim_execution(
@@ -226,7 +226,7 @@ def _run(
         if claim.status == "failed":
             raise _stored_failure(claim.execution)
         if claim.status == "in_progress":
-            remaining = None if deadline is None else deadline - time.monotonic()
+            remaining = None if deadline is None else deadline - monotonic()
             if remaining is not None and remaining <= 0:
                 raise ToolInProgress(
                     f"execution {key_name} in channel {channel_id} is still in progress",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
 import pytest
@@ -38,6 +38,7 @@ from actae.plans.tools import Attempt, Raised, Returned, Start, Stop, Wait
 CHANNEL, KEY, TOOL = "run-1", "charge:1", "charge"
 PARAMS = {"amount": 5}
 NOW = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+E = TypeVar("E", bound=BaseException)
 
 
 def execution(**fields: Any) -> Execution:
@@ -53,7 +54,7 @@ def execution(**fields: Any) -> Execution:
 
 
 def claim(outcome: str, **fields: Any) -> Claim:
-    return Claim(status=outcome, execution=execution(**fields))
+    return Claim.model_validate({"status": outcome, "execution": execution(**fields)})
 
 
 def tool(ctx: ToolContext) -> Any:  # never called: the runtime is scripted
@@ -120,7 +121,7 @@ class Script:
             assert not self.turns, f"scripted steps never asked for: {self.turns}"
             return stop.value
 
-    def raises(self, plan: Plan[Any], error: type[BaseException]) -> BaseException:
+    def raises(self, plan: Plan[Any], error: type[E]) -> E:
         with pytest.raises(error) as raised:
             self.run(plan)
         assert not self.turns, f"scripted steps never asked for: {self.turns}"
@@ -339,7 +340,7 @@ def test_wait_timeout_zero_raises_tool_in_progress_at_once() -> None:
 
 def test_wait_timeout_bounds_the_total_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = iter([100.0, 100.0, 100.25, 100.35])  # deadline, then before each decision
-    monkeypatch.setattr(plans.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr("actae.plans.tools.monotonic", lambda: next(clock))
     busy = claim("in_progress", status="in_progress", claim_token=None)
     script = Script(
         (is_call(CLAIM), busy),
