@@ -243,7 +243,7 @@ $$;
 -- extended again; the first heartbeat moves claimed to in_progress; the new expiry is
 -- now + lease_seconds (the claim's lease when null).
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
--- AC409 execution already completed or failed.
+-- AC409 execution already finished (completed, failed or cancelled).
 create or replace function actae.heartbeat_execution(
     p_execution_id uuid,
     p_claim_token uuid,
