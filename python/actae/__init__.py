@@ -4,9 +4,12 @@ The logic lives in PL/pgSQL (schema ``actae``); this package calls those functio
 their rows to frozen pydantic models.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from actae.client import ActaeClient, SyncActaeClient
 from actae.errors import (
     ActaeError,
+    ConnectionFailed,
     ForkToolBlocked,
     IdempotencyConflict,
     InvalidInput,
@@ -34,12 +37,18 @@ from actae.tools import (
     idempotency_key,
 )
 
+try:
+    __version__ = version("actae")  # from the installed package's metadata
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
     "ActaeClient",
     "ActaeError",
     "Cancelled",
     "Channel",
     "Claim",
+    "ConnectionFailed",
     "Event",
     "EventRecorded",
     "Execution",
