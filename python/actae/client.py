@@ -106,8 +106,9 @@ class ActaeClient:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
+        self._dsn = dsn or ""
         self.pool = pool or AsyncConnectionPool(
-            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     async def open(self) -> None:
@@ -115,9 +116,9 @@ class ActaeClient:
         if self._owns_pool:
             try:
                 await (await psycopg.AsyncConnection.connect(
-                    self.pool.conninfo, **_probe_kwargs(self.pool.conninfo))).close()
+                    self._dsn, **_probe_kwargs(self._dsn))).close()
             except psycopg.OperationalError as exc:
-                raise _connection_failed(self.pool.conninfo, exc) from exc
+                raise _connection_failed(self._dsn, exc) from exc
             await self.pool.open(wait=True)
 
     async def close(self) -> None:
@@ -260,18 +261,18 @@ class SyncActaeClient:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
+        self._dsn = dsn or ""
         self.pool = pool or ConnectionPool(
-            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     def open(self) -> None:
         """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
         if self._owns_pool:
             try:
-                psycopg.Connection.connect(
-                    self.pool.conninfo, **_probe_kwargs(self.pool.conninfo)).close()
+                psycopg.Connection.connect(self._dsn, **_probe_kwargs(self._dsn)).close()
             except psycopg.OperationalError as exc:
-                raise _connection_failed(self.pool.conninfo, exc) from exc
+                raise _connection_failed(self._dsn, exc) from exc
             self.pool.open(wait=True)
 
     def close(self) -> None:

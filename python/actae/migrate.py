@@ -26,11 +26,12 @@ import hashlib
 import importlib.resources
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -173,7 +174,7 @@ def _required_migrations(root: Path) -> list[Migration]:
 
 
 @contextmanager
-def _locked_connection(dsn: str) -> Iterator[psycopg.Connection]:
+def _locked_connection(dsn: str) -> Generator[psycopg.Connection[tuple[Any, ...]]]:
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select pg_advisory_lock(%s)", (LOCK_KEY,))
         try:

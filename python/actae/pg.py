@@ -55,7 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -378,7 +378,7 @@ def prepare(dsn: str, *, extensions: bool = False) -> list[str]:
 @contextlib.contextmanager
 def throwaway(
     data_dir: Path | str | None = None, *, port: int | None = None, keep: bool = False,
-) -> Iterator[str]:
+) -> Generator[str]:
     """A new, migrated Actae database for the ``with`` block; yields its DSN.
 
     The server listens on a unix socket only (no TCP port is taken; ``port`` just names the
@@ -403,7 +403,7 @@ def throwaway(
 
 
 @contextlib.contextmanager
-def ensure_dsn(announce: Callable[[str], None] | None = None) -> Iterator[str]:
+def ensure_dsn(announce: Callable[[str], None] | None = None) -> Generator[str]:
     """``$ACTAE_DSN`` (migrated, so the schema is current) when set; otherwise a throwaway
     server for the block. ``announce`` (e.g. ``print``) is told which one, in one line."""
     given = os.environ.get("ACTAE_DSN")
