@@ -85,10 +85,11 @@ lint: venv
 plpgsql-check: venv
 	$(WITH_DB) tests/plpgsql_check.sh
 
+# Tests are tests/sql/<function>/<behaviour>.sql (tests/sql/schema.sql is the schema snapshot).
 pgtap: venv
-	@if [[ -z $$(find tests/sql -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
+	@if [[ -z $$(find tests/sql -mindepth 2 -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
 		echo "pgtap: no tests in tests/sql"; exit 0; fi; \
-	$(WITH_DB) pg_prove --failures --ext .sql -r tests/sql
+	$(WITH_DB) pg_prove --failures $$(find tests/sql -mindepth 2 -name '*.sql' | sort)
 
 # Specs are tests/isolation/specs/NAME.spec, expected output tests/isolation/expected/NAME.out.
 isolation: venv
