@@ -77,10 +77,7 @@ def sql_root() -> Path:
     override = os.environ.get("ACTAE_SQL_ROOT")
     if override:
         return Path(override)
-    try:
-        shipped = importlib.resources.files("actae._sql")
-    except ModuleNotFoundError:  # an editable install or a bare checkout: no actae._sql
-        shipped = None
+    shipped = importlib.resources.files("actae") / "_sql"  # absent in an editable install
     if isinstance(shipped, Path) and (shipped / "migrations").is_dir():
         return shipped
     return Path(__file__).resolve().parents[2]
