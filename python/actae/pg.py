@@ -72,6 +72,7 @@ DATABASE = "actae"
 REPO_PORT = 54329  # the repository's own server (Makefile), unless $ACTAE_PG_PORT
 DEV_PORT = 54320  # `actae dev`, unless --port or $ACTAE_PG_PORT; a free port when taken
 EMBEDDED_HINT = "pip install 'actae[embedded]'"
+DEBIAN_ROOT = Path("/usr/lib/postgresql")  # Debian/Ubuntu: one NN/bin folder per major version
 _SOCKET_MAX = 100  # bytes of a unix socket path we allow (the kernel's limit is 107)
 
 # Written once into postgresql.conf at initdb; Server(settings=...) adds or overrides.
@@ -111,7 +112,7 @@ def find_bin(choice: str | None = None) -> Path:
             raise PostgresNotFound(f"ACTAE_PG_BIN={choice} has no pg_ctl in it")
         return path
     debian = sorted(
-        Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"),
+        DEBIAN_ROOT.glob("*/bin/pg_ctl"),
         key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
     )
     if debian:
