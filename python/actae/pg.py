@@ -505,7 +505,8 @@ def _cmd_start(args: argparse.Namespace) -> int:
     server = _repo_server(args).start()
     dsn = server.create_database(DATABASE, fresh=args.fresh)
     prepare(dsn, extensions=True)
-    print(f"{server.version()} running in {server.data} (stop: make clean)")
+    print(f"{server.version()} running in {server.data}"
+          f" (stop: python -m actae.pg --data {args.data} stop; in the repository: make clean)")
     print(f"export ACTAE_DSN='{dsn}'")
     return 0
 
