@@ -20,7 +20,8 @@ WITH_DB := $(PY) -m actae.pg run --
 # The second pytest pass: no ACTAE_DSN, so the suite's plugin (actae.testing) starts a throwaway
 # embedded PostgreSQL 18. Tests marked `once` (wheel install, schema snapshot) run in the first
 # pass only.
-PG18 := env -u ACTAE_DSN -u ACTAE_WITH_DB ACTAE_PG_BIN=embedded
+PG18 := env -u ACTAE_DSN -u ACTAE_WITH_DB -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE \
+	ACTAE_PG_BIN=embedded
 
 # file-that-proves-it-is-installed=Debian package
 DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
