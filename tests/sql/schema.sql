@@ -163,46 +163,7 @@ CREATE TABLE actae.channels (
 
 CREATE FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) RETURNS actae.transition_result
     LANGUAGE plpgsql
-    AS $$
-declare
-    v_cursor bigint := p_channel.head_cursor + 1;
-    v_version bigint := p_channel.state_version + (case when p_with_state then 1 else 0 end);
-    v_now timestamptz := clock_timestamp();
-    v_chain text := encode(sha256(convert_to(
-        p_channel.head_chain || ':' || v_cursor || ':' || p_event_type || ':' || p_payload::text,
-        'UTF8'
-    )), 'hex');
-begin
-    insert into actae.events (
-        channel_id, cursor, event_type, payload, operation_id, clock, chain_sha256, recorded_at
-    ) values (
-        p_channel.channel_id, v_cursor, p_event_type, p_payload, p_operation_id,
-        p_channel.clock + 1, v_chain, v_now
-    );
-    if p_with_state then
-        insert into actae.snapshots (channel_id, version, cursor, state, recorded_at)
-        values (p_channel.channel_id, v_version, v_cursor, p_state, v_now);
-    end if;
-    update actae.channels as c set
-        head_cursor = v_cursor,
-        head_chain = v_chain,
-        state_version = v_version,
-        clock = c.clock + 1
-    where c.channel_id = p_channel.channel_id;
-    if p_operation_id is not null then
-        insert into actae.operations (
-            channel_id, operation_id, kind, content_sha256, cursor, version, recorded_at
-        ) values (
-            p_channel.channel_id, p_operation_id, p_kind, p_content_sha256, v_cursor,
-            v_version, v_now
-        );
-    end if;
-    if p_channel.watched_until > v_now then
-        perform pg_notify(actae._topic(p_channel.channel_id), v_cursor::text);
-    end if;
-    return row(v_cursor, v_version, null, v_now)::actae.transition_result;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _channel(text); Type: FUNCTION; Schema: actae; Owner: -
@@ -210,21 +171,7 @@ $$;
 
 CREATE FUNCTION actae._channel(p_channel_id text) RETURNS actae.channels
     LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_channel actae.channels;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
-    if not found then
-        perform actae._raise(
-            'AC404', format('channel %s does not exist', p_channel_id),
-            jsonb_build_object('channel_id', p_channel_id)
-        );
-    end if;
-    return v_channel;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _channel_row(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
@@ -232,16 +179,7 @@ $$;
 
 CREATE FUNCTION actae._channel_row(p_channel actae.channels) RETURNS actae.channel_row
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    return row(
-        p_channel.channel_id, p_channel.head_cursor, p_channel.state_version,
-        p_channel.parent_channel_id, p_channel.fork_cursor, p_channel.created_at,
-        p_channel.lineage_ids, p_channel.head_chain, p_channel.fork_prefix_sha256,
-        p_channel.tool_policies, p_channel.metadata, p_channel.closed_at, p_channel.key_ttl
-    )::actae.channel_row;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _check_expected(actae.channels, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
@@ -249,27 +187,7 @@ $$;
 
 CREATE FUNCTION actae._check_expected(p_channel actae.channels, p_expected_version bigint, p_expected_cursor bigint) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    if p_expected_version <> p_channel.state_version
-        or p_expected_cursor <> p_channel.head_cursor then
-        perform actae._raise(
-            'AC412',
-            format('channel %s is at version %s, cursor %s; the caller expected %s',
-                p_channel.channel_id, p_channel.state_version, p_channel.head_cursor,
-                concat_ws(', ', 'version ' || p_expected_version,
-                    'cursor ' || p_expected_cursor)),
-            jsonb_build_object(
-                'channel_id', p_channel.channel_id,
-                'current_version', p_channel.state_version,
-                'current_cursor', p_channel.head_cursor,
-                'expected_version', p_expected_version,
-                'expected_cursor', p_expected_cursor
-            )
-        );
-    end if;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _check_json(jsonb, text, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -277,21 +195,7 @@ $$;
 
 CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    if pg_column_size(p_value) > p_max_bytes then
-        perform actae._raise(
-            'AC400',
-            format('%s must be at most %s bytes of JSON', p_argument, p_max_bytes),
-            jsonb_build_object(
-                'argument', p_argument,
-                'max_bytes', p_max_bytes,
-                'bytes', pg_column_size(p_value)
-            )
-        );
-    end if;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _check_range(bigint, text, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
@@ -299,18 +203,7 @@ $$;
 
 CREATE FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint, p_max bigint) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    if p_value not between p_min and p_max then
-        perform actae._raise(
-            'AC400', format('%s must be between %s and %s', p_argument, p_min, p_max),
-            jsonb_build_object(
-                'argument', p_argument, 'value', p_value, 'min', p_min, 'max', p_max
-            )
-        );
-    end if;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: executions; Type: TABLE; Schema: actae; Owner: -
@@ -351,25 +244,7 @@ ALTER TABLE ONLY actae.executions ALTER COLUMN result SET COMPRESSION lz4;
 
 CREATE FUNCTION actae._check_same_operation(p_row actae.executions, p_tool_name text, p_fields text[], p_fingerprint text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    if p_row.tool_name <> p_tool_name
-        or p_row.fingerprint <> p_fingerprint
-        or p_row.dedup_fields is distinct from p_fields then
-        perform actae._raise(
-            'AC409',
-            format('key %s in channel %s was claimed for a different operation',
-                p_row.key_name, p_row.channel_id),
-            jsonb_build_object(
-                'channel_id', p_row.channel_id, 'key_name', p_row.key_name,
-                'stored_tool_name', p_row.tool_name, 'given_tool_name', p_tool_name,
-                'stored_fingerprint', p_row.fingerprint, 'given_fingerprint', p_fingerprint,
-                'stored_dedup_fields', p_row.dedup_fields, 'given_dedup_fields', p_fields
-            )
-        );
-    end if;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _check_text(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -377,21 +252,7 @@ $$;
 
 CREATE FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    if p_value is null or octet_length(p_value) not between 1 and p_max_bytes then
-        perform actae._raise(
-            'AC400',
-            format('%s must be 1 to %s bytes of text', p_argument, p_max_bytes),
-            jsonb_build_object(
-                'argument', p_argument,
-                'max_bytes', p_max_bytes,
-                'bytes', octet_length(p_value)
-            )
-        );
-    end if;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: events; Type: TABLE; Schema: actae; Owner: -
@@ -415,21 +276,7 @@ ALTER TABLE ONLY actae.events ALTER COLUMN payload SET COMPRESSION lz4;
 
 CREATE FUNCTION actae._event_at(p_channel actae.channels, p_cursor bigint) RETURNS actae.events
     LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_event actae.events;
-begin
-    select e.* into v_event
-    from unnest(
-        array_append(p_channel.lineage_ids, p_channel.channel_id),
-        array_append(p_channel.lineage_cursors, null::bigint)
-    ) as s (channel_id, max_cursor)
-    inner join actae.events as e on e.channel_id = s.channel_id and e.cursor = p_cursor
-    where s.max_cursor is null or e.cursor <= s.max_cursor
-    limit 1;
-    return v_event;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _execution_row(actae.executions, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
@@ -437,18 +284,7 @@ $$;
 
 CREATE FUNCTION actae._execution_row(p_row actae.executions, p_outcome text, p_show_token boolean) RETURNS actae.execution_row
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    return row(
-        p_outcome, p_row.execution_id, p_row.channel_id, p_row.key_name, p_row.tool_name,
-        p_row.status, case when p_show_token then p_row.claim_token end, p_row.fence,
-        p_row.attempt, p_row.lease_expires_at, p_row.params, p_row.fingerprint, p_row.result,
-        p_row.error, p_row.ambiguous, p_row.retryable, p_row.dedup_fields, p_row.lease_seconds,
-        p_row.created_at, p_row.claimed_at, p_row.heartbeat_at, p_row.finished_at,
-        p_row.cancel_requested_at is not null, p_row.cancel_reason
-    )::actae.execution_row;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _fenced_error(uuid, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -456,39 +292,7 @@ $$;
 
 CREATE FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text) RETURNS void
     LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_row actae.executions;
-begin
-    select e.* into v_row from actae.executions as e where e.execution_id = p_execution_id;
-    if not found then
-        perform actae._raise(
-            'AC404',
-            format('execution %s does not exist', p_execution_id),
-            jsonb_build_object('execution_id', p_execution_id)
-        );
-    end if;
-    if v_row.claim_token is distinct from p_claim_token then
-        perform actae._raise(
-            'AC423',
-            format('cannot %s execution %s: claim_token is not the current owner''s',
-                p_action, p_execution_id),
-            jsonb_build_object(
-                'execution_id', p_execution_id, 'fence', v_row.fence,
-                'attempt', v_row.attempt, 'status', v_row.status
-            )
-        );
-    end if;
-    perform actae._raise(
-        'AC409',
-        format('cannot %s execution %s: it is already %s', p_action, p_execution_id, v_row.status),
-        jsonb_build_object(
-            'execution_id', p_execution_id, 'status', v_row.status,
-            'result', v_row.result, 'error', v_row.error
-        )
-    );
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: operations; Type: TABLE; Schema: actae; Owner: -
@@ -511,38 +315,7 @@ CREATE TABLE actae.operations (
 
 CREATE FUNCTION actae._find_operation(p_channel actae.channels, p_operation_id text, p_kind text, p_content_sha256 text) RETURNS actae.operations
     LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_op actae.operations;
-begin
-    select o.* into v_op from actae.operations as o
-    where o.channel_id = p_channel.channel_id and o.operation_id = p_operation_id;
-    if not found and cardinality(p_channel.lineage_ids) > 0 then
-        select o.* into v_op
-        from unnest(p_channel.lineage_ids, p_channel.lineage_cursors)
-            with ordinality as s (channel_id, max_cursor, depth)
-        inner join actae.operations as o
-            on o.channel_id = s.channel_id and o.operation_id = p_operation_id
-        where o.cursor <= s.max_cursor
-        order by s.depth desc
-        limit 1;
-    end if;
-    if found and (v_op.kind <> p_kind or v_op.content_sha256 <> p_content_sha256) then
-        perform actae._raise(
-            'AC409',
-            format('operation_id %s in channel %s was used for a different request',
-                p_operation_id, p_channel.channel_id),
-            jsonb_build_object(
-                'channel_id', p_channel.channel_id, 'operation_id', p_operation_id,
-                'stored_kind', v_op.kind, 'given_kind', p_kind,
-                'stored_content_sha256', v_op.content_sha256,
-                'given_content_sha256', p_content_sha256
-            )
-        );
-    end if;
-    return v_op;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _fingerprint(jsonb, text[]); Type: FUNCTION; Schema: actae; Owner: -
@@ -550,43 +323,7 @@ $$;
 
 CREATE FUNCTION actae._fingerprint(p_params jsonb, p_fields text[]) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-declare
-    v_subset jsonb;
-begin
-    if p_params is null or jsonb_typeof(p_params) <> 'object' then
-        perform actae._raise(
-            'AC400', 'params must be a JSON object',
-            jsonb_build_object('argument', 'params', 'type', jsonb_typeof(p_params))
-        );
-    end if;
-    if p_fields is null then
-        v_subset := p_params;
-    elsif cardinality(p_fields) = 0 or array_position(p_fields, null) is not null
-        or array_position(p_fields, '') is not null then
-        perform actae._raise(
-            'AC400', 'dedup_fields must be null or a non-empty list of field names',
-            jsonb_build_object('argument', 'dedup_fields', 'dedup_fields', p_fields)
-        );
-    elsif not p_params ?& p_fields then
-        perform actae._raise(
-            'AC400', 'every dedup_fields entry must be a key of params',
-            jsonb_build_object(
-                'argument', 'dedup_fields',
-                'missing', to_jsonb(array(
-                    select f.name from unnest(p_fields) as f (name) where not p_params ? f.name
-                ))
-            )
-        );
-    elsif cardinality(p_fields) = 1 then
-        v_subset := jsonb_build_object(p_fields[1], p_params -> p_fields[1]);
-    else
-        select jsonb_object_agg(f.name, p_params -> f.name) into v_subset
-        from unnest(p_fields) as f (name);
-    end if;
-    return encode(sha256(convert_to(v_subset::text, 'UTF8')), 'hex');
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _fork_receipt(actae.channels, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -594,15 +331,7 @@ $$;
 
 CREATE FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) RETURNS actae.fork_result
     LANGUAGE plpgsql STABLE
-    AS $$
-begin
-    return row(
-        p_fork.channel_id, p_fork.parent_channel_id, p_fork.fork_cursor,
-        (actae._state_at(p_fork, p_fork.fork_cursor, null)).version,
-        p_fork.fork_prefix_sha256, p_fork.tool_policies, p_outcome
-    )::actae.fork_result;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _inherited_execution(actae.channels, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -610,21 +339,7 @@ $$;
 
 CREATE FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name text) RETURNS actae.executions
     LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_row actae.executions;
-begin
-    select e.* into v_row
-    from unnest(p_channel.lineage_ids, p_channel.lineage_clocks)
-        with ordinality as s (channel_id, clock, depth)
-    inner join actae.executions as e
-        on e.channel_id = s.channel_id and e.key_name = p_key_name
-    where e.status = 'completed' and e.completed_clock <= s.clock
-    order by s.depth desc
-    limit 1;
-    return v_row;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _lock_channel(text, boolean); Type: FUNCTION; Schema: actae; Owner: -
@@ -632,29 +347,7 @@ $$;
 
 CREATE FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) RETURNS actae.channels
     LANGUAGE plpgsql
-    AS $$
-declare
-    v_channel actae.channels;
-begin
-    select c.* into v_channel from actae.channels as c
-    where c.channel_id = p_channel_id
-    for no key update;
-    if not found and p_create then
-        insert into actae.channels (channel_id) values (p_channel_id)
-        on conflict (channel_id) do nothing;
-        select c.* into v_channel from actae.channels as c
-        where c.channel_id = p_channel_id
-        for no key update;
-    end if;
-    if not found then
-        perform actae._raise(
-            'AC404', format('channel %s does not exist', p_channel_id),
-            jsonb_build_object('channel_id', p_channel_id)
-        );
-    end if;
-    return v_channel;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _purge_blocked(actae.channels, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
@@ -662,25 +355,7 @@ $$;
 
 CREATE FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone) RETURNS boolean
     LANGUAGE plpgsql STABLE
-    AS $$
-begin
-    return exists (
-        select 1 from actae.channels as f
-        where f.parent_channel_id is not null
-            and f.lineage_ids @> array[p_channel.channel_id]
-    ) or exists (
-        select 1 from actae.executions as e
-        where e.channel_id = p_channel.channel_id
-            and (e.status in ('claimed', 'in_progress')
-                or e.claimed_at >= p_cutoff or e.finished_at >= p_cutoff)
-    ) or exists (
-        select 1 from actae.events as e
-        where e.channel_id = p_channel.channel_id
-            and e.cursor = p_channel.head_cursor
-            and e.recorded_at >= p_cutoff
-    );
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _raise(text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
@@ -688,14 +363,7 @@ $$;
 
 CREATE FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    raise exception using
-        errcode = p_code,
-        message = p_message,
-        detail = coalesce(p_detail, '{}'::jsonb)::text;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _require(boolean, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -703,16 +371,7 @@ $$;
 
 CREATE FUNCTION actae._require(p_missing boolean, p_argument text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
-    AS $$
-begin
-    if p_missing then
-        perform actae._raise(
-            'AC400', format('%s is required', p_argument),
-            jsonb_build_object('argument', p_argument)
-        );
-    end if;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _state_at(actae.channels, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
@@ -720,40 +379,7 @@ $$;
 
 CREATE FUNCTION actae._state_at(p_channel actae.channels, p_cursor bigint, p_version bigint) RETURNS actae.state_row
     LANGUAGE plpgsql STABLE
-    AS $$
-declare
-    v_state actae.state_row;
-begin
-    if p_version is not null then
-        select sn.version, sn.cursor, sn.state into v_state
-        from unnest(
-            array_append(p_channel.lineage_ids, p_channel.channel_id),
-            array_append(p_channel.lineage_cursors, null::bigint)
-        ) as s (channel_id, max_cursor)
-        inner join actae.snapshots as sn
-            on sn.channel_id = s.channel_id and sn.version = p_version
-        where s.max_cursor is null or sn.cursor <= s.max_cursor;
-    else
-        select sn.version, sn.cursor, sn.state into v_state
-        from unnest(
-            array_append(p_channel.lineage_ids, p_channel.channel_id),
-            array_append(p_channel.lineage_cursors, null::bigint)
-        ) as s (channel_id, max_cursor)
-        cross join lateral (
-            select i.version, i.cursor, i.state from actae.snapshots as i
-            where i.channel_id = s.channel_id and i.cursor <= least(s.max_cursor, p_cursor)
-            order by i.cursor desc
-            limit 1
-        ) as sn
-        order by sn.version desc
-        limit 1;
-    end if;
-    if v_state.version is null then
-        v_state := row(0, 0, 'null'::jsonb)::actae.state_row;
-    end if;
-    return v_state;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: _topic(text); Type: FUNCTION; Schema: actae; Owner: -
@@ -761,9 +387,7 @@ $$;
 
 CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
     LANGUAGE sql IMMUTABLE
-    AS $$
-    select 'actae_' || md5(p_channel_id);
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: cancel_execution(uuid, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -772,56 +396,7 @@ $$;
 CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_row actae.executions;
-begin
-    perform actae._require(p_execution_id is null, 'execution_id');
-    perform actae._check_text(p_reason, 'reason', 4096);
-    select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id
-    for update;
-    if not found then
-        perform actae._raise(
-            'AC404', format('execution %s does not exist', p_execution_id),
-            jsonb_build_object('execution_id', p_execution_id)
-        );
-    end if;
-    if v_row.cancel_requested_at is not null then
-        if v_row.cancel_reason = p_reason then
-            return actae._execution_row(v_row, null, false);
-        end if;
-        perform actae._raise(
-            'AC409',
-            format('execution %s was already cancelled with another reason', p_execution_id),
-            jsonb_build_object(
-                'execution_id', p_execution_id, 'stored_reason', v_row.cancel_reason,
-                'given_reason', p_reason, 'status', v_row.status
-            )
-        );
-    end if;
-    if v_row.status = 'completed' or (v_row.status = 'failed' and not v_row.retryable) then
-        perform actae._raise(
-            'AC409',
-            format('cannot cancel execution %s: it is already %s', p_execution_id, v_row.status),
-            jsonb_build_object(
-                'execution_id', p_execution_id, 'status', v_row.status,
-                'result', v_row.result, 'error', v_row.error
-            )
-        );
-    end if;
-    update actae.executions as e set
-        cancel_requested_at = clock_timestamp(),
-        cancel_reason = p_reason,
-        status = case when e.status = 'failed' then 'failed' else e.status end,
-        retryable = case when e.status = 'failed' then false else e.retryable end,
-        error = case when e.status = 'failed' then 'cancelled: ' || p_reason else e.error end,
-        finished_at = case when e.status = 'failed' then clock_timestamp() else e.finished_at end
-    where e.channel_id = v_row.channel_id and e.key_name = v_row.key_name
-    returning e.* into v_row;
-    return actae._execution_row(v_row, null, false);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: channel_topic(text); Type: FUNCTION; Schema: actae; Owner: -
@@ -830,9 +405,7 @@ $$;
 CREATE FUNCTION actae.channel_topic(p_channel_id text) RETURNS text
     LANGUAGE sql IMMUTABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    select actae._topic(p_channel_id);
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: claim_execution(text, text, text, jsonb, text[], integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -841,149 +414,7 @@ $$;
 CREATE FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool_name text, p_params jsonb, p_dedup_fields text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_fields text[];
-    v_fingerprint text;
-    v_channel actae.channels;
-    v_row actae.executions;
-    v_policy text;
-    v_now timestamptz;
-    v_lease_seconds integer := coalesce(p_lease_seconds, 60);
-begin
-    -- The argument checks run inline (one expression instead of five calls per claim); only
-    -- when one fails do the helpers run, in the same order, to raise the documented error.
-    if (octet_length(p_channel_id) between 1 and 256
-        and octet_length(p_key_name) between 1 and 1024
-        and octet_length(p_tool_name) between 1 and 256
-        and v_lease_seconds between 1 and 86400
-        and pg_column_size(p_params) <= 1048576) is not true then
-        perform actae._check_text(p_channel_id, 'channel_id', 256);
-        perform actae._check_text(p_key_name, 'key_name', 1024);
-        perform actae._check_text(p_tool_name, 'tool_name', 256);
-        perform actae._check_range(v_lease_seconds, 'lease_seconds', 1, 86400);
-        perform actae._check_json(p_params, 'params', 1048576);
-    end if;
-    if p_dedup_fields is not null then
-        v_fields := array(select distinct f.name from unnest(p_dedup_fields) as f (name)
-            order by f.name);
-    end if;
-    if v_fields is null and jsonb_typeof(p_params) = 'object' then
-        -- actae._fingerprint's rule for null dedup_fields, inline on the hot path.
-        v_fingerprint := encode(sha256(convert_to(p_params::text, 'UTF8')), 'hex');
-    else
-        v_fingerprint := actae._fingerprint(p_params, v_fields);
-    end if;
-
-    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
-    if not found then
-        insert into actae.channels (channel_id) values (p_channel_id)
-        on conflict (channel_id) do nothing;
-    elsif v_channel.parent_channel_id is not null then
-        -- A fork: the channel's own row wins; otherwise look for an inherited completion.
-        select e.* into v_row from actae.executions as e
-        where e.channel_id = p_channel_id and e.key_name = p_key_name
-        for update;
-        if not found then
-            v_policy := coalesce(v_channel.tool_policies ->> p_tool_name, 'replay');
-            if v_policy <> 'live' then
-                v_row := actae._inherited_execution(v_channel, p_key_name);
-                if v_row.execution_id is not null then
-                    perform actae._check_same_operation(v_row, p_tool_name, v_fields,
-                        v_fingerprint);
-                    return actae._execution_row(v_row, 'replayed', false);
-                end if;
-                if v_policy = 'block' then
-                    perform actae._raise(
-                        'AC403',
-                        format('tool %s is blocked in fork %s', p_tool_name, p_channel_id),
-                        jsonb_build_object(
-                            'channel_id', p_channel_id, 'tool_name', p_tool_name,
-                            'key_name', p_key_name
-                        )
-                    );
-                end if;
-            end if;
-        end if;
-    end if;
-
-    if v_row.execution_id is null then
-        v_now := clock_timestamp();
-        insert into actae.executions as e (
-            channel_id, key_name, execution_id, tool_name, params, dedup_fields, fingerprint,
-            status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
-            created_at, claimed_at
-        ) values (
-            p_channel_id, p_key_name, gen_random_uuid(), p_tool_name, p_params, v_fields,
-            v_fingerprint, 'claimed', gen_random_uuid(), 1, 1, v_lease_seconds,
-            v_now + make_interval(secs => v_lease_seconds), v_now, v_now
-        )
-        on conflict (channel_id, key_name) do nothing
-        returning e.* into v_row;
-        if found then
-            return actae._execution_row(v_row, 'claimed', true);
-        end if;
-        -- Another caller created the row first; its insert has committed (ours waited).
-        -- A completed row never changes again, so its replay needs no row lock: the claim
-        -- then writes nothing at all (no WAL flush at commit), which is most of a replay's
-        -- cost. Every other status is decided under the lock below.
-        select e.* into v_row from actae.executions as e
-        where e.channel_id = p_channel_id and e.key_name = p_key_name;
-        if found and v_row.status = 'completed' then
-            perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
-            return actae._execution_row(v_row, 'replayed', false);
-        end if;
-        select e.* into v_row from actae.executions as e
-        where e.channel_id = p_channel_id and e.key_name = p_key_name
-        for update;
-        if not found then
-            -- Purged between the two statements: the key is new again.
-            return actae.claim_execution(p_channel_id, p_key_name, p_tool_name, p_params,
-                p_dedup_fields, p_lease_seconds);
-        end if;
-    end if;
-
-    perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
-    v_now := clock_timestamp();
-    if v_row.status = 'completed' then
-        return actae._execution_row(v_row, 'replayed', false);
-    elsif v_row.status = 'failed' and not v_row.retryable then
-        return actae._execution_row(v_row, 'failed', false);
-    elsif v_row.status <> 'failed' and v_row.lease_expires_at > v_now then
-        return actae._execution_row(v_row, 'in_progress', false);
-    elsif v_row.cancel_requested_at is not null then
-        -- Cancelled (actae.cancel_execution) and its owner is gone: fail it for good
-        -- instead of reclaiming it.
-        update actae.executions as e set
-            status = 'failed',
-            retryable = false,
-            error = 'cancelled: ' || e.cancel_reason,
-            finished_at = v_now
-        where e.channel_id = p_channel_id and e.key_name = p_key_name
-        returning e.* into v_row;
-        return actae._execution_row(v_row, 'failed', false);
-    end if;
-
-    update actae.executions as e set
-        status = 'claimed',
-        claim_token = gen_random_uuid(),
-        fence = e.fence + 1,
-        attempt = e.attempt + 1,
-        params = p_params,
-        lease_seconds = v_lease_seconds,
-        lease_expires_at = v_now + make_interval(secs => v_lease_seconds),
-        ambiguous = e.status <> 'failed',
-        result = null,
-        error = null,
-        retryable = null,
-        claimed_at = v_now,
-        heartbeat_at = null,
-        finished_at = null
-    where e.channel_id = p_channel_id and e.key_name = p_key_name
-    returning e.* into v_row;
-    return actae._execution_row(v_row, 'reclaimed', true);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: close_channel(text); Type: FUNCTION; Schema: actae; Owner: -
@@ -992,18 +423,7 @@ $$;
 CREATE FUNCTION actae.close_channel(p_channel_id text) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_channel actae.channels;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._lock_channel(p_channel_id, false);
-    update actae.channels as c set closed_at = coalesce(c.closed_at, clock_timestamp())
-    where c.channel_id = p_channel_id
-    returning c.* into v_channel;
-    return actae._channel_row(v_channel);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: complete_execution(uuid, uuid, jsonb); Type: FUNCTION; Schema: actae; Owner: -
@@ -1012,43 +432,7 @@ $$;
 CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb DEFAULT NULL::jsonb) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_row actae.executions;
-    v_result jsonb := coalesce(p_result, 'null'::jsonb);
-begin
-    -- Inline checks; the helpers run (and raise) only when one fails.
-    if p_execution_id is null or p_claim_token is null
-        or pg_column_size(v_result) > 1048576 then
-        perform actae._require(p_execution_id is null, 'execution_id');
-        perform actae._require(p_claim_token is null, 'claim_token');
-        perform actae._check_json(v_result, 'result', 1048576);
-    end if;
-    update actae.executions as e set
-        status = 'completed',
-        result = v_result,
-        finished_at = clock_timestamp(),
-        completed_clock = (
-            select c.clock from actae.channels as c
-            where c.channel_id = e.channel_id
-            for share
-        )
-    where e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
-    returning e.* into v_row;
-    if found then
-        return actae._execution_row(v_row, null, true);
-    end if;
-    select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
-    if found and v_row.status = 'completed' and v_row.result = v_result then
-        return actae._execution_row(v_row, null, true);
-    end if;
-    perform actae._fenced_error(p_execution_id, p_claim_token, 'complete');
-    return null;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: create_channel(text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
@@ -1057,34 +441,7 @@ $$;
 CREATE FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb DEFAULT NULL::jsonb) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_channel actae.channels;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
-        perform actae._raise(
-            'AC400', 'metadata must be a JSON object',
-            jsonb_build_object('argument', 'metadata', 'type', jsonb_typeof(p_metadata))
-        );
-    end if;
-    perform actae._check_json(p_metadata, 'metadata', 65536);
-    insert into actae.channels (channel_id, metadata)
-    values (p_channel_id, coalesce(p_metadata, '{}'::jsonb))
-    on conflict (channel_id) do nothing;
-    v_channel := actae._lock_channel(p_channel_id, false);
-    if p_metadata is not null and v_channel.metadata <> p_metadata then
-        perform actae._raise(
-            'AC409', format('channel %s exists with different metadata', p_channel_id),
-            jsonb_build_object(
-                'channel_id', p_channel_id, 'stored_metadata', v_channel.metadata,
-                'given_metadata', p_metadata
-            )
-        );
-    end if;
-    return actae._channel_row(v_channel);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: fail_execution(uuid, text, uuid, boolean); Type: FUNCTION; Schema: actae; Owner: -
@@ -1093,36 +450,7 @@ $$;
 CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean DEFAULT true) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_row actae.executions;
-begin
-    perform actae._require(p_execution_id is null, 'execution_id');
-    perform actae._require(p_claim_token is null, 'claim_token');
-    perform actae._require(p_retryable is null, 'retryable');
-    perform actae._check_text(p_error, 'error', 65536);
-    update actae.executions as e set
-        status = 'failed',
-        error = p_error,
-        retryable = p_retryable,
-        finished_at = clock_timestamp()
-    where e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
-    returning e.* into v_row;
-    if found then
-        return actae._execution_row(v_row, null, true);
-    end if;
-    select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
-    if found and v_row.status = 'failed' and v_row.error = p_error
-        and v_row.retryable = p_retryable then
-        return actae._execution_row(v_row, null, true);
-    end if;
-    perform actae._fenced_error(p_execution_id, p_claim_token, 'fail');
-    return null;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: fork_channel(text, bigint, text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
@@ -1131,142 +459,7 @@ $$;
 CREATE FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text DEFAULT NULL::text, p_operation_id text DEFAULT NULL::text, p_tool_policies jsonb DEFAULT NULL::jsonb) RETURNS actae.fork_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_source actae.channels;
-    v_fork actae.channels;
-    v_op actae.operations;
-    v_content text;
-    v_new_id text;
-    v_policies jsonb;
-    v_ids text[] := '{}'::text[];
-    v_cursors bigint[] := '{}'::bigint[];
-    v_clocks bigint[] := '{}'::bigint[];
-    v_cut boolean := false;
-    v_next_clock bigint;
-    v_state actae.state_row;
-    v_chain text;
-begin
-    perform actae._check_text(p_source_channel_id, 'source_channel_id', 256);
-    perform actae._require(p_at_cursor is null, 'at_cursor');
-    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
-    if p_new_channel_id is not null then
-        perform actae._check_text(p_new_channel_id, 'new_channel_id', 256);
-    end if;
-    if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
-    end if;
-    if p_tool_policies is not null and (
-        jsonb_typeof(p_tool_policies) <> 'object'
-        or exists (
-            select 1 from jsonb_each(p_tool_policies) as p (tool_name, policy)
-            where p.policy not in ('"replay"', '"live"', '"block"')
-        )
-    ) then
-        perform actae._raise(
-            'AC400',
-            'tool_policies must be a JSON object mapping tool names to replay, live or block',
-            jsonb_build_object('argument', 'tool_policies', 'tool_policies', p_tool_policies)
-        );
-    end if;
-
-    v_source := actae._lock_channel(p_source_channel_id, false);
-    v_policies := coalesce(p_tool_policies, v_source.tool_policies);
-    if p_operation_id is not null then
-        v_content := encode(sha256(convert_to(jsonb_build_array(
-            p_source_channel_id, p_at_cursor, p_new_channel_id, p_tool_policies
-        )::text, 'UTF8')), 'hex');
-        v_op := actae._find_operation(v_source, p_operation_id, 'fork_channel', v_content);
-        if v_op.operation_id is not null then
-            return actae._fork_receipt(actae._channel(v_op.target_channel_id), 'replayed');
-        end if;
-    end if;
-    if p_at_cursor > v_source.head_cursor then
-        perform actae._raise(
-            'AC404',
-            format('channel %s has no cursor %s (head is %s)', p_source_channel_id,
-                p_at_cursor, v_source.head_cursor),
-            jsonb_build_object(
-                'channel_id', p_source_channel_id, 'at_cursor', p_at_cursor,
-                'head_cursor', v_source.head_cursor
-            )
-        );
-    end if;
-
-    v_new_id := coalesce(p_new_channel_id, 'fork-' || gen_random_uuid());
-    select c.* into v_fork from actae.channels as c where c.channel_id = v_new_id for update;
-    if found then
-        if v_fork.parent_channel_id = p_source_channel_id and v_fork.fork_cursor = p_at_cursor
-            and v_fork.tool_policies is not distinct from v_policies then
-            return actae._fork_receipt(v_fork, 'replayed');
-        end if;
-        perform actae._raise(
-            'AC409',
-            format('channel %s already exists and is not this fork', v_new_id),
-            jsonb_build_object(
-                'new_channel_id', v_new_id, 'parent_channel_id', v_fork.parent_channel_id,
-                'fork_cursor', v_fork.fork_cursor
-            )
-        );
-    end if;
-
-    -- Lineage: the source's ancestors that end before the cut, the one the cut falls in
-    -- (trimmed to at_cursor), and the source itself when the cut is in its own events.
-    for i in 1 .. coalesce(array_length(v_source.lineage_ids, 1), 0) loop
-        v_ids := array_append(v_ids, v_source.lineage_ids[i]);
-        if v_source.lineage_cursors[i] > p_at_cursor then
-            select e.clock - 1 into v_next_clock from actae.events as e
-            where e.channel_id = v_source.lineage_ids[i] and e.cursor = p_at_cursor + 1;
-            v_cursors := array_append(v_cursors, p_at_cursor);
-            v_clocks := array_append(v_clocks, v_next_clock);
-            v_cut := true;
-            exit;
-        end if;
-        v_cursors := array_append(v_cursors, v_source.lineage_cursors[i]);
-        v_clocks := array_append(v_clocks, v_source.lineage_clocks[i]);
-    end loop;
-    if not v_cut then
-        v_next_clock := null;
-        if p_at_cursor < v_source.head_cursor then
-            select e.clock - 1 into v_next_clock from actae.events as e
-            where e.channel_id = p_source_channel_id and e.cursor = p_at_cursor + 1;
-        end if;
-        v_ids := array_append(v_ids, p_source_channel_id);
-        v_cursors := array_append(v_cursors, p_at_cursor);
-        v_clocks := array_append(v_clocks, coalesce(v_next_clock, v_source.clock));
-    end if;
-
-    v_state := actae._state_at(v_source, p_at_cursor, null);
-    if p_at_cursor = v_source.head_cursor then
-        v_chain := v_source.head_chain;
-    elsif p_at_cursor = 0 then
-        v_chain := '';
-    else
-        v_chain := (actae._event_at(v_source, p_at_cursor)).chain_sha256;
-    end if;
-
-    insert into actae.channels (
-        channel_id, head_cursor, head_chain, state_version, parent_channel_id, fork_cursor,
-        fork_prefix_sha256, lineage_ids, lineage_cursors, lineage_clocks, tool_policies
-    ) values (
-        v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
-        v_chain, v_ids, v_cursors, v_clocks, v_policies
-    )
-    returning * into v_fork;
-    -- Completions in the source from now on get a later clock than the fork inherits.
-    update actae.channels as c set clock = c.clock + 1
-    where c.channel_id = p_source_channel_id;
-    if p_operation_id is not null then
-        insert into actae.operations (
-            channel_id, operation_id, kind, content_sha256, target_channel_id, recorded_at
-        ) values (
-            p_source_channel_id, p_operation_id, 'fork_channel', v_content, v_new_id,
-            clock_timestamp()
-        );
-    end if;
-    return actae._fork_receipt(v_fork, 'forked');
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: get_channel(text); Type: FUNCTION; Schema: actae; Owner: -
@@ -1275,11 +468,7 @@ $$;
 CREATE FUNCTION actae.get_channel(p_channel_id text) RETURNS actae.channel_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    return actae._channel_row(actae._channel(p_channel_id));
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: get_execution(uuid); Type: FUNCTION; Schema: actae; Owner: -
@@ -1288,21 +477,7 @@ $$;
 CREATE FUNCTION actae.get_execution(p_execution_id uuid) RETURNS actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_row actae.executions;
-begin
-    perform actae._require(p_execution_id is null, 'execution_id');
-    select e.* into v_row from actae.executions as e where e.execution_id = p_execution_id;
-    if not found then
-        perform actae._raise(
-            'AC404', format('execution %s does not exist', p_execution_id),
-            jsonb_build_object('execution_id', p_execution_id)
-        );
-    end if;
-    return actae._execution_row(v_row, null, false);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: get_execution(text, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -1311,35 +486,7 @@ $$;
 CREATE FUNCTION actae.get_execution(p_channel_id text, p_key_name text) RETURNS actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_row actae.executions;
-    v_channel actae.channels;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_key_name, 'key_name', 1024);
-    select e.* into v_row
-    from actae.executions as e
-    where e.channel_id = p_channel_id and e.key_name = p_key_name;
-    if not found then
-        select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
-        if found then
-            v_row := actae._inherited_execution(v_channel, p_key_name);
-            if coalesce(v_channel.tool_policies ->> v_row.tool_name, 'replay') = 'live' then
-                v_row := null;
-            end if;
-        end if;
-    end if;
-    if v_row.execution_id is null then
-        perform actae._raise(
-            'AC404',
-            format('no execution with key %s in channel %s', p_key_name, p_channel_id),
-            jsonb_build_object('channel_id', p_channel_id, 'key_name', p_key_name)
-        );
-    end if;
-    return actae._execution_row(v_row, null, false);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: get_state(text, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
@@ -1348,37 +495,7 @@ $$;
 CREATE FUNCTION actae.get_state(p_channel_id text, p_version bigint DEFAULT NULL::bigint, p_at_cursor bigint DEFAULT NULL::bigint) RETURNS actae.state_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_channel actae.channels := actae._channel(p_channel_id);
-begin
-    if p_version is not null and p_at_cursor is not null then
-        perform actae._raise(
-            'AC400', 'pass version or at_cursor, not both',
-            jsonb_build_object('argument', 'version', 'version', p_version,
-                'at_cursor', p_at_cursor)
-        );
-    end if;
-    perform actae._check_range(p_version, 'version', 0, 9223372036854775806);
-    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
-    if p_version > v_channel.state_version or p_at_cursor > v_channel.head_cursor then
-        perform actae._raise(
-            'AC404',
-            format('channel %s has no %s', p_channel_id,
-                coalesce('version ' || p_version, 'cursor ' || p_at_cursor)),
-            jsonb_build_object(
-                'channel_id', p_channel_id, 'version', p_version, 'at_cursor', p_at_cursor,
-                'current_version', v_channel.state_version,
-                'current_cursor', v_channel.head_cursor
-            )
-        );
-    end if;
-    if p_at_cursor is not null then
-        return actae._state_at(v_channel, p_at_cursor, null);
-    end if;
-    return actae._state_at(v_channel, null, coalesce(p_version, v_channel.state_version));
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: heartbeat_execution(uuid, uuid, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -1387,32 +504,7 @@ $$;
 CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_row actae.executions;
-    v_now timestamptz;
-begin
-    perform actae._require(p_execution_id is null, 'execution_id');
-    perform actae._require(p_claim_token is null, 'claim_token');
-    perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
-    -- One clock reading: the lease runs exactly lease_seconds from the recorded heartbeat
-    -- (read before the row lock, so a wait can only shorten the lease, never stretch it).
-    v_now := clock_timestamp();
-    update actae.executions as e set
-        status = 'in_progress',
-        lease_expires_at = v_now
-        + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)),
-        heartbeat_at = v_now
-    where e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
-    returning e.* into v_row;
-    if not found then
-        perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat');
-    end if;
-    return actae._execution_row(v_row, null, true);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: list_events(text, bigint, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -1422,32 +514,7 @@ CREATE FUNCTION actae.list_events(p_channel_id text, p_after_cursor bigint DEFAU
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_bitmapscan TO 'off'
-    AS $$
-declare
-    v_channel actae.channels := actae._channel(p_channel_id);
-begin
-    perform actae._require(p_after_cursor is null, 'after_cursor');
-    perform actae._check_range(p_after_cursor, 'after_cursor', 0, 9223372036854775806);
-    perform actae._require(p_max_events is null, 'max_events');
-    perform actae._check_range(p_max_events, 'max_events', 1, 100000);
-    return query
-    select e.cursor, e.event_type, e.payload, e.operation_id, e.recorded_at, e.chain_sha256
-    from unnest(
-        array_append(v_channel.lineage_ids, v_channel.channel_id),
-        array_append(v_channel.lineage_cursors, null::bigint)
-    ) as s (channel_id, max_cursor)
-    cross join lateral (
-        select i.* from actae.events as i
-        where i.channel_id = s.channel_id
-            and i.cursor > p_after_cursor
-            and (s.max_cursor is null or i.cursor <= s.max_cursor)
-        order by i.cursor
-        limit p_max_events
-    ) as e
-    order by e.cursor
-    limit p_max_events;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: list_executions(text, text, boolean, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -1456,32 +523,7 @@ $$;
 CREATE FUNCTION actae.list_executions(p_channel_id text DEFAULT NULL::text, p_status text DEFAULT NULL::text, p_lease_expired boolean DEFAULT false, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    if p_channel_id is not null then
-        perform actae._check_text(p_channel_id, 'channel_id', 256);
-    end if;
-    if p_status not in ('claimed', 'in_progress', 'completed', 'failed') then
-        perform actae._raise(
-            'AC400', 'status must be claimed, in_progress, completed or failed',
-            jsonb_build_object('argument', 'status', 'status', p_status)
-        );
-    end if;
-    perform actae._require(p_max_rows is null, 'max_rows');
-    perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
-    return query
-    select r.*
-    from actae.executions as e
-    cross join lateral actae._execution_row(e, null, false) as r
-    where (p_channel_id is null or e.channel_id = p_channel_id)
-        and (p_status is null or e.status = p_status)
-        and (not coalesce(p_lease_expired, false) or (
-            e.status in ('claimed', 'in_progress') and e.lease_expires_at <= clock_timestamp()
-        ))
-    order by e.created_at, e.execution_id
-    limit p_max_rows;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: list_expired_leases(integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -1490,19 +532,7 @@ $$;
 CREATE FUNCTION actae.list_expired_leases(p_max_rows integer DEFAULT 100) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    perform actae._require(p_max_rows is null, 'max_rows');
-    perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
-    return query
-    select r.*
-    from actae.executions as e
-    cross join lateral actae._execution_row(e, null, false) as r
-    where e.status in ('claimed', 'in_progress') and e.lease_expires_at <= clock_timestamp()
-    order by e.lease_expires_at
-    limit p_max_rows;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: purge(interval, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -1511,105 +541,7 @@ $$;
 CREATE FUNCTION actae.purge(p_older_than interval, p_batch_size integer DEFAULT 1000) RETURNS actae.purge_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_now timestamptz := clock_timestamp();
-    v_cutoff timestamptz;
-    v_budget bigint := p_batch_size;
-    v_done actae.purge_result := row(0, 0, 0, 0, 0, false)::actae.purge_result;
-    v_channel actae.channels;
-    v_count bigint;
-begin
-    perform actae._require(p_older_than is null, 'older_than');
-    if p_older_than < interval '0' then
-        perform actae._raise(
-            'AC400', 'older_than must not be negative',
-            jsonb_build_object('argument', 'older_than', 'older_than', p_older_than::text)
-        );
-    end if;
-    perform actae._require(p_batch_size is null, 'batch_size');
-    perform actae._check_range(p_batch_size, 'batch_size', 1, 100000);
-    v_cutoff := v_now - p_older_than;
-
-    for v_channel in
-        select c.* from actae.channels as c
-        where c.closed_at < v_cutoff
-        order by c.closed_at, c.channel_id
-        for update skip locked
-    loop
-        exit when v_budget <= 0;
-        -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
-        -- fork or a write that committed before we locked the channel is seen.
-        continue when actae._purge_blocked(v_channel, v_cutoff);
-        delete from actae.executions as e
-        where e.channel_id = v_channel.channel_id and e.status in ('completed', 'failed');
-        get diagnostics v_count = row_count;
-        v_done.executions := v_done.executions + v_count;
-        v_budget := v_budget - v_count;
-        delete from actae.events as e where e.channel_id = v_channel.channel_id;
-        get diagnostics v_count = row_count;
-        v_done.events := v_done.events + v_count;
-        v_budget := v_budget - v_count;
-        delete from actae.snapshots as s where s.channel_id = v_channel.channel_id;
-        get diagnostics v_count = row_count;
-        v_done.snapshots := v_done.snapshots + v_count;
-        v_budget := v_budget - v_count;
-        delete from actae.operations as o where o.channel_id = v_channel.channel_id;
-        get diagnostics v_count = row_count;
-        v_done.operations := v_done.operations + v_count;
-        v_budget := v_budget - v_count;
-        delete from actae.channels as c where c.channel_id = v_channel.channel_id;
-        v_done.channels := v_done.channels + 1;
-        v_budget := v_budget - 1;
-    end loop;
-
-    -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from
-    -- being created while we decide what its forks inherit (forks lock it FOR NO KEY UPDATE).
-    for v_channel in
-        select c.* from actae.channels as c
-        where c.key_ttl is not null
-            and exists (
-                select 1 from actae.executions as e
-                where e.channel_id = c.channel_id
-                    and e.status in ('completed', 'failed')
-                    and e.finished_at < v_now - c.key_ttl
-            )
-        order by c.channel_id
-        for share skip locked
-    loop
-        exit when v_budget <= 0;
-        with doomed as (
-            select e.key_name from actae.executions as e
-            where e.channel_id = v_channel.channel_id
-                and e.status in ('completed', 'failed')
-                and e.finished_at < v_now - v_channel.key_ttl
-                and not (e.status = 'completed' and exists (
-                    select 1
-                    from actae.channels as f
-                    cross join lateral unnest(f.lineage_ids, f.lineage_clocks)
-                        as s (channel_id, clock)
-                    where f.parent_channel_id is not null
-                        and s.channel_id = e.channel_id
-                        and e.completed_clock <= s.clock
-                ))
-            order by e.finished_at
-            limit v_budget
-            for update skip locked
-        )
-
-        delete from actae.executions as e
-        using doomed as d
-        where e.channel_id = v_channel.channel_id and e.key_name = d.key_name
-            and e.status in ('completed', 'failed');
-        get diagnostics v_count = row_count;
-        v_done.executions := v_done.executions + v_count;
-        v_budget := v_budget - v_count;
-    end loop;
-
-    v_done.more := v_budget <= 0;
-    return v_done;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: record_event(text, text, jsonb, text, bigint); Type: FUNCTION; Schema: actae; Owner: -
@@ -1618,34 +550,7 @@ $$;
 CREATE FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text DEFAULT NULL::text, p_expected_cursor bigint DEFAULT NULL::bigint) RETURNS actae.record_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_payload jsonb := coalesce(p_payload, 'null'::jsonb);
-    v_content text;
-    v_channel actae.channels;
-    v_op actae.operations;
-    v_done actae.transition_result;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_event_type, 'event_type', 256);
-    perform actae._check_json(v_payload, 'payload', 1048576);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
-    v_channel := actae._lock_channel(p_channel_id, true);
-    if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
-        v_content := encode(sha256(convert_to(
-            jsonb_build_array(p_event_type, v_payload)::text, 'UTF8')), 'hex');
-        v_op := actae._find_operation(v_channel, p_operation_id, 'record_event', v_content);
-        if v_op.operation_id is not null then
-            return row(v_op.cursor, 'replayed', v_op.recorded_at)::actae.record_result;
-        end if;
-    end if;
-    perform actae._check_expected(v_channel, null, p_expected_cursor);
-    v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
-        'record_event', v_content, false, null);
-    return row(v_done.cursor, 'recorded', v_done.recorded_at)::actae.record_result;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: set_key_ttl(text, interval); Type: FUNCTION; Schema: actae; Owner: -
@@ -1654,24 +559,7 @@ $$;
 CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_channel actae.channels;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years' then
-        perform actae._raise(
-            'AC400', 'key_ttl must be between 1 second and 100 years',
-            jsonb_build_object('argument', 'key_ttl', 'key_ttl', p_key_ttl::text)
-        );
-    end if;
-    perform actae._lock_channel(p_channel_id, true);
-    update actae.channels as c set key_ttl = p_key_ttl
-    where c.channel_id = p_channel_id
-    returning c.* into v_channel;
-    return actae._channel_row(v_channel);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: transition_state(text, text, jsonb, jsonb, bigint, bigint, text); Type: FUNCTION; Schema: actae; Owner: -
@@ -1680,40 +568,7 @@ $$;
 CREATE FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint DEFAULT NULL::bigint, p_operation_id text DEFAULT NULL::text) RETURNS actae.transition_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    v_payload jsonb := coalesce(p_payload, 'null'::jsonb);
-    v_state jsonb := coalesce(p_state, 'null'::jsonb);
-    v_content text;
-    v_channel actae.channels;
-    v_op actae.operations;
-    v_done actae.transition_result;
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_event_type, 'event_type', 256);
-    perform actae._check_json(v_payload, 'payload', 1048576);
-    perform actae._check_json(v_state, 'state', 8388608);
-    perform actae._require(p_expected_version is null, 'expected_version');
-    perform actae._check_range(p_expected_version, 'expected_version', 0, 9223372036854775806);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
-    v_channel := actae._lock_channel(p_channel_id, true);
-    if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
-        v_content := encode(sha256(convert_to(
-            jsonb_build_array(p_event_type, v_payload, v_state)::text, 'UTF8')), 'hex');
-        v_op := actae._find_operation(v_channel, p_operation_id, 'transition_state', v_content);
-        if v_op.operation_id is not null then
-            return row(v_op.cursor, v_op.version, 'replayed', v_op.recorded_at)
-                ::actae.transition_result;
-        end if;
-    end if;
-    perform actae._check_expected(v_channel, p_expected_version, p_expected_cursor);
-    v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
-        'transition_state', v_content, true, v_state);
-    return row(v_done.cursor, v_done.version, 'transitioned', v_done.recorded_at)
-        ::actae.transition_result;
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: watch_channel(text, integer); Type: FUNCTION; Schema: actae; Owner: -
@@ -1722,19 +577,7 @@ $$;
 CREATE FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer DEFAULT 60) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._require(p_seconds is null, 'seconds');
-    perform actae._check_range(p_seconds, 'seconds', 1, 86400);
-    perform actae._lock_channel(p_channel_id, true);
-    update actae.channels as c set
-        watched_until = greatest(c.watched_until,
-            clock_timestamp() + make_interval(secs => p_seconds))
-    where c.channel_id = p_channel_id;
-    return actae._topic(p_channel_id);
-end;
-$$;
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: channel_lineage; Type: VIEW; Schema: actae; Owner: -

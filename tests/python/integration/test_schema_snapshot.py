@@ -5,7 +5,8 @@ with ``--write``).
 
 The dump is ``pg_dump --schema-only --schema=actae`` of a throwaway server (actae.pg, so
 ``$ACTAE_PG_BIN``; the snapshot is made with the PostgreSQL that ``make`` uses, 15), with the
-lines that vary between runs or pg_dump versions removed.
+lines that vary between runs or pg_dump versions removed. Functions keep their signature,
+return type, language, security and search_path; their bodies live in sql/ only.
 """
 
 from __future__ import annotations
@@ -26,10 +27,25 @@ _VOLATILE = re.compile(
 )
 
 
+_BODY_START = re.compile(r"^    AS (\$\w*\$)$")
+
+
 def normalise(dump: str) -> str:
-    """Drop version stamps, session SETs and pg_dump's \\restrict keys; squeeze blank runs."""
-    lines = [line.rstrip() for line in dump.splitlines()
-             if not _VOLATILE.match(line) and not line.startswith(HEADER)]
+    """Drop version stamps, session SETs and pg_dump's \\restrict keys, and function bodies
+    (kept once, in sql/); squeeze blank runs."""
+    lines: list[str] = []
+    closing = ""
+    for line in dump.splitlines():
+        if closing:
+            if line.startswith(closing):
+                closing = ""
+            continue
+        body = _BODY_START.match(line)
+        if body:
+            closing = body.group(1) + ";"
+            lines.append("    AS $$ (body in sql/) $$;")
+        elif not _VOLATILE.match(line) and not line.startswith(HEADER):
+            lines.append(line.rstrip())
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return text + "\n"
 
@@ -68,10 +84,16 @@ def test_snapshot_matches_the_migrations() -> None:
         " the diff")
 
 
-def test_normalise_drops_only_volatile_lines() -> None:
+def test_normalise_drops_only_volatile_lines_and_bodies() -> None:
     dump = ("-- Dumped from database version 15.2\nSET lock_timeout = 0;\n\\restrict abc\n"
-            "\n\n\nCREATE TABLE actae.t (id int);\n-- Name: t; Type: TABLE\n")
-    assert normalise(dump) == "CREATE TABLE actae.t (id int);\n-- Name: t; Type: TABLE\n"
+            "\n\n\nCREATE TABLE actae.t (id int);\n-- Name: t; Type: TABLE\n"
+            "CREATE FUNCTION actae.f() RETURNS int\n    LANGUAGE sql\n    AS $_$\n"
+            "    select 1; -- $$\n$_$;\nGRANT ALL ON TABLE actae.t TO x;\n")
+    kept = ("CREATE TABLE actae.t (id int);\n-- Name: t; Type: TABLE\n"
+            "CREATE FUNCTION actae.f() RETURNS int\n    LANGUAGE sql\n"
+            "    AS $$ (body in sql/) $$;\nGRANT ALL ON TABLE actae.t TO x;\n")
+    assert normalise(dump) == kept
+    assert normalise(kept) == kept
 
 
 def write() -> None:
