@@ -4,11 +4,14 @@ The logic lives in PL/pgSQL (schema ``actae``); this package calls those functio
 their rows to frozen pydantic models.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from actae.client import ActaeClient, SyncActaeClient
 from actae.context import ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     ActaeError,
     Cancelled,
+    ConnectionFailed,
     ForkToolBlocked,
     IdempotencyConflict,
     InvalidInput,
@@ -30,12 +33,18 @@ from actae.models import (
     Transition,
 )
 
+try:
+    __version__ = version("actae")  # from the installed package's metadata
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
     "ActaeClient",
     "ActaeError",
     "Cancelled",
     "Channel",
     "Claim",
+    "ConnectionFailed",
     "Event",
     "EventRecorded",
     "Execution",

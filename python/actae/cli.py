@@ -46,7 +46,7 @@ def _run_migrate(args: argparse.Namespace) -> int:
         else:
             for r in rows:
                 print(f"{r.state:<8} {r.name}")
-        return 0
+        return 0 if migrations.status_ok(rows) else 1
     applied = migrations.migrate(dsn)
     if args.json:
         print(json.dumps(applied))

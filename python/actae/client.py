@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import _runtime, calls, plans
-from actae.errors import map_error
+from actae.errors import ConnectionFailed, map_error
 from actae.models import Event
 from actae.plans import tools as tool_plans
 
@@ -72,6 +74,27 @@ def _pool_kwargs() -> dict[str, Any]:
     return {"autocommit": True}
 
 
+CONNECT_TIMEOUT = 5  # seconds for the first connection, unless the DSN sets connect_timeout
+
+
+def _probe_kwargs(dsn: str) -> dict[str, Any]:
+    given = conninfo_to_dict(dsn).get("connect_timeout")
+    return {"autocommit": True, "connect_timeout": int(given or CONNECT_TIMEOUT)}
+
+
+def _connection_failed(dsn: str, exc: psycopg.Error) -> ConnectionFailed:
+    """ConnectionFailed naming the host and port a DSN (or the PG* defaults) points at."""
+    params = conninfo_to_dict(dsn)
+    host = str(params.get("host") or params.get("hostaddr") or os.environ.get("PGHOST")
+               or "localhost (default socket)")
+    port = str(params.get("port") or os.environ.get("PGPORT") or 5432)
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return ConnectionFailed(
+        f"cannot connect to PostgreSQL at host {host} port {port}: {reason}",
+        {"host": host, "port": port},
+    )
+
+
 class ActaeClient:
     """Asyncio client. ``async with ActaeClient(dsn) as client: ...`` or
     ``ActaeClient(pool=existing_async_pool)`` (the pool is then the caller's to open and close).
@@ -84,12 +107,19 @@ class ActaeClient:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
+        self._dsn = dsn or ""
         self.pool = pool or AsyncConnectionPool(
-            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     async def open(self) -> None:
+        """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
         if self._owns_pool:
+            try:
+                await (await psycopg.AsyncConnection.connect(
+                    self._dsn, **_probe_kwargs(self._dsn))).close()
+            except psycopg.OperationalError as exc:
+                raise _connection_failed(self._dsn, exc) from exc
             await self.pool.open(wait=True)
 
     async def close(self) -> None:
@@ -232,12 +262,18 @@ class SyncActaeClient:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
+        self._dsn = dsn or ""
         self.pool = pool or ConnectionPool(
-            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     def open(self) -> None:
+        """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
         if self._owns_pool:
+            try:
+                psycopg.Connection.connect(self._dsn, **_probe_kwargs(self._dsn)).close()
+            except psycopg.OperationalError as exc:
+                raise _connection_failed(self._dsn, exc) from exc
             self.pool.open(wait=True)
 
     def close(self) -> None:

@@ -124,3 +124,9 @@ def map_error(exc: BaseException) -> BaseException:
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
         return InvalidInput(f"an argument cannot be sent to PostgreSQL: {exc}")
     return exc
+
+
+class ConnectionFailed(ActaeError):
+    """The database cannot be reached or refuses us (host, port, name, credentials); the
+    message and ``detail`` name the host and port tried. Clients raise it from ``open()``
+    within seconds instead of waiting for the pool's timeout."""
