@@ -1,4 +1,4 @@
-"""A workflow worker: ``python -m reliability.worker '<config json>'``.
+"""A workflow worker: ``python -m tests.python.reliability.worker '<config json>'``.
 
 It runs each of its workflows (channels) through ``steps`` charges against the fake
 provider with the raw claim / heartbeat / complete API, records one event per finished step
@@ -25,7 +25,7 @@ import psycopg
 
 from actae.client import SyncActaeClient
 from actae.models import Claim
-from examples.fake_provider import FakeProvider
+from actae.fakes import FakeProvider
 
 from .harness import emit, retry_connection
 
