@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from actae import SyncActaeClient
-
 from tests.tools import fidelity
 from tests.tools.scenarios import SCENARIOS, Scenario
 

@@ -1,7 +1,8 @@
 """Actae's reliability suite: real crashes, races, stalls, restarts, bad input and intruders.
 
-Workers are real OS processes (``python -m tests.python.reliability.worker``) killed with real SIGKILL by
-a supervisor in the test process; every figure is read back from PostgreSQL afterwards.
+Workers are real OS processes (``python -m tests.python.reliability.worker``) killed with
+real SIGKILL by a supervisor in the test process; every figure is read back from PostgreSQL
+afterwards.
 ``python -m tests.python.reliability.soak`` runs the long versions and writes
 docs/RELIABILITY.md.
 """

@@ -24,8 +24,8 @@ from typing import Any
 import psycopg
 
 from actae.client import SyncActaeClient
-from actae.models import Claim
 from actae.fakes import FakeProvider
+from actae.models import Claim
 
 from .harness import emit, retry_connection
 
