@@ -15,16 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
 
-from actae.migrate import migrate
+from tests.python.support.databases import fresh_database
 from tests.python.support.markdown import LANGUAGES, Block, blocks
 
 REPO = Path(__file__).resolve().parents[3]
@@ -35,15 +32,8 @@ PAGES = ["README.md", "docs/python.md", "docs/sql.md", "docs/operations.md", "do
 @pytest.fixture
 def page_dsn(dsn: str) -> Iterator[str]:
     """A new database on the test server with Actae migrated, dropped afterwards."""
-    name = f"actae_docs_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(f'create database "{name}"')
-        try:
-            scratch = make_conninfo(dsn, dbname=name)
-            migrate(scratch)
-            yield scratch
-        finally:
-            admin.execute(f'drop database if exists "{name}" with (force)')
+    with fresh_database(dsn, "actae_docs") as scratch:
+        yield scratch
 
 
 def psql() -> str:

@@ -1,7 +1,12 @@
-"""The README's first snippet, run verbatim against the real server.
+"""The seed README's first snippet, run verbatim against the real server.
 
 Only the import, the client construction and the channel id (a unique suffix, so the test
-can be re-run against the same database) differ from the snippet users copy.
+can be re-run against the same database) differ from the snippet users copied. The snippet
+branches on ``replayed`` only, so it handles claimed, reclaimed and replayed and gets two
+outcomes wrong (docs/python.md, "Handling every claim outcome"): with another worker holding
+the lease (``in_progress``) or a call that failed for good (``failed``) it runs the tool
+anyway and then fails with AC400 "claim_token is required". The README's quick start now
+branches on ``claim.owned`` (tests/python/integration/test_quickstart.py).
 """
 
 from __future__ import annotations
@@ -9,8 +14,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from actae import ActaeClient
+import pytest
+
+from actae import ActaeClient, InvalidInput, SyncActaeClient
 from tests.python.support.helpers import run
+
+
+async def seed_snippet(
+    dsn: str, channel: str, charge_customer: Callable[[dict[str, Any]], Any]
+) -> tuple[str, Any]:
+    """The seed snippet, verbatim between the client and the return."""
+    async with ActaeClient(dsn) as client:
+        claim = await client.claim_execution(
+            channel_id=channel, key_name="charge_customer:order-4471",
+            tool_name="charge_customer", params={"order_id": "4471", "amount_cents": 4200},
+            dedup_fields=["order_id"], lease_seconds=120)
+        if claim.status == "replayed":
+            result = claim.result
+        else:
+            result = await charge_customer(claim.execution.params)
+            await client.complete_execution(claim.execution.id, claim.claim_token, result=result)  # noqa: E501 (verbatim)
+    return claim.status, result
 
 
 def test_seed_snippet_claims_completes_then_replays(dsn: str, unique: Callable[..., str]) -> None:
@@ -21,18 +45,8 @@ def test_seed_snippet_claims_completes_then_replays(dsn: str, unique: Callable[.
         calls.append(params)
         return {"charge_id": f"ch_{len(calls)}", "amount_cents": params["amount_cents"]}
 
-    async def snippet() -> tuple[str, Any]:
-        async with ActaeClient(dsn) as client:
-            claim = await client.claim_execution(
-                channel_id=channel, key_name="charge_customer:order-4471",
-                tool_name="charge_customer", params={"order_id": "4471", "amount_cents": 4200},
-                dedup_fields=["order_id"], lease_seconds=120)
-            if claim.status == "replayed":
-                result = claim.result
-            else:
-                result = await charge_customer(claim.execution.params)
-                await client.complete_execution(claim.execution.id, claim.claim_token, result=result)  # noqa: E501 (verbatim)
-        return claim.status, result
+    def snippet() -> Any:
+        return seed_snippet(dsn, channel, charge_customer)
 
     first_status, first_result = run(snippet())
     assert first_status == "claimed"
@@ -98,3 +112,31 @@ def test_seed_snippet_failure_branch_records_the_error(
     assert claim.status == "reclaimed"
     assert claim.ambiguous is False
     assert claim.fence == 2 and claim.claim_token is not None
+
+
+@pytest.mark.parametrize("outcome", ["in_progress", "failed"])
+def test_seed_snippet_mishandles_in_progress_and_failed(
+    dsn: str, unique: Callable[..., str], outcome: str
+) -> None:
+    """The documented gap: another worker owns the call (or it failed for good), and the
+    snippet still charges, then cannot record the result."""
+    channel = unique("run-7f2a")
+    calls: list[dict[str, Any]] = []
+
+    async def charge_customer(params: dict[str, Any]) -> dict[str, Any]:
+        calls.append(params)
+        return {"charge_id": f"ch_{len(calls)}"}
+
+    with SyncActaeClient(dsn, max_size=1) as other_worker:
+        held = other_worker.claim_execution(
+            channel, "charge_customer:order-4471", "charge_customer",
+            {"order_id": "4471", "amount_cents": 4200}, ["order_id"], 120)
+        if outcome == "failed":
+            other_worker.fail_execution(held.execution.id, "card declined", held.claim_token,
+                                        retryable=False)
+        with pytest.raises(InvalidInput, match="claim_token"):
+            run(seed_snippet(dsn, channel, charge_customer))
+        assert len(calls) == 1, "the snippet ran the tool although it did not own the call"
+        row = other_worker.get_execution(channel_id=channel, key_name="charge_customer:order-4471")
+    assert row.status == ("claimed" if outcome == "in_progress" else "failed")
+    assert row.result is None and row.fence == 1
