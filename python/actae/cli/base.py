@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
@@ -25,7 +25,11 @@ from actae.client import SyncActaeClient
 from actae.errors import InvalidInput
 from actae.models import Execution
 
-Subparsers = argparse._SubParsersAction  # argparse has no public name for this type
+# argparse has no public name for this type (generic only for type checkers)
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    Subparsers = argparse._SubParsersAction
 Command = Callable[[Subparsers], None]
 CONNECT_SECONDS = 10
 

@@ -94,6 +94,7 @@ def worker(dsn: str, name: str, channel: str, crash_after_charge: bool) -> int:
             time.sleep(STEP_TIMEOUT)
             say("was not killed; giving up")
             return 3
+        assert claim.claim_token is not None  # claimed or reclaimed: this worker owns it
         done = client.complete_execution(claim.execution.id, claim.claim_token, result=charge)
         say(f"complete_execution -> {done.status}; result stored in Actae")
         tell(result=done.result)

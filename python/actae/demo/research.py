@@ -67,9 +67,10 @@ class Agent:
     def think(self, name: str, prompt: str, max_tokens: int) -> dict[str, Any]:
         """A model call, durable: {"text", "tokens_in", "tokens_out"}."""
         digest = hashlib.sha256(prompt.encode()).hexdigest()[:16]
-        return self.act("model", f"model:{name}:{digest}",
-                        {"prompt": prompt, "max_tokens": max_tokens},
-                        lambda ctx: self.model.complete(prompt, max_tokens))
+        answer: dict[str, Any] = self.act("model", f"model:{name}:{digest}",
+                                          {"prompt": prompt, "max_tokens": max_tokens},
+                                          lambda ctx: self.model.complete(prompt, max_tokens))
+        return answer
 
     def act(self, tool_name: str, key_name: str, params: dict[str, Any],
             fn: Callable[[ToolContext], Any]) -> Any:

@@ -1,5 +1,7 @@
 """The ``actae`` console script as users meet it: global options before the subcommand, a
-closed pipe, bad intervals, readable key lifetimes, and ``actae demo`` on ACTAE_DSN."""
+closed pipe, bad intervals, readable key lifetimes. (``actae demo`` on ACTAE_DSN runs from
+docs/demo.md in test_docs.py; its stories' invariants are checked in test_demo.py and
+test_fork_report.py.)"""
 
 from __future__ import annotations
 
@@ -91,10 +93,3 @@ def test_an_unreachable_database_fails_fast_in_one_line() -> None:
     assert line.startswith("actae status: cannot connect to the database: ")
     assert "/nonexistent-actae" in line
 
-
-def test_demo_runs_both_stories_on_actae_dsn(dsn: str) -> None:
-    done = actae("demo", dsn=dsn, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "INVARIANT HOLDS: 1 charge, 2 provider requests" in done.stdout
-    assert "Fork demo: OK" in done.stdout
-    assert done.stdout.index("INVARIANT HOLDS") < done.stdout.index("Part 2")
