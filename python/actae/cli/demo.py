@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from types import ModuleType
 
+from actae import demo as stories
 from actae.cli.base import Command, CommandError, Subparsers
 
 STORIES = ("crash", "fork", "report")
@@ -17,8 +18,6 @@ DEFAULT_STORIES = ["crash", "fork"]
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from actae import demo
-
     names = args.stories or DEFAULT_STORIES
     unknown = [name for name in names if name not in STORIES]
     if unknown:
@@ -26,10 +25,10 @@ def _demo(args: argparse.Namespace) -> int:
                            code=2)
     dsn = getattr(args, "dsn", None) or os.environ.get("ACTAE_DSN")
     if dsn:
-        return demo.run(dsn, names)
+        return stories.run(dsn, names)
     pg = _pg_module()
     with pg.ensure_dsn() as dsn:
-        return demo.run(dsn, names)
+        return stories.run(dsn, names)
 
 
 def _dev(args: argparse.Namespace) -> int:
