@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import uuid
 
 from actae.cli.base import (
     EXECUTION_HEADERS,
     Command,
-    CommandError,
     Subparsers,
     common_options,
     execution_rows,
     interval_argument,
     open_client,
     pairs,
+    parse_uuid,
     table,
     to_json,
 )
@@ -61,15 +60,8 @@ def _executions(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_uuid(text: str, argument: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        raise CommandError(f"{argument} must be a UUID, got {text!r}") from None
-
-
 def _cancel(args: argparse.Namespace) -> int:
-    execution_id = _parse_uuid(args.execution_id, "EXECUTION_ID")
+    execution_id = parse_uuid(args.execution_id, "EXECUTION_ID")
     with open_client(args) as client:
         done = client.cancel_execution(execution_id, args.reason)
     if args.json:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -80,6 +81,14 @@ def open_client(args: argparse.Namespace) -> Iterator[SyncActaeClient]:
             yield client
         finally:
             pool.close()
+
+
+def parse_uuid(text: str, argument: str) -> uuid.UUID:
+    """An id given on the command line, or a one-line CommandError naming the argument."""
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise CommandError(f"{argument} must be a UUID, got {text!r}") from None
 
 
 @contextmanager

@@ -13,7 +13,7 @@ from types import ModuleType
 from actae import demo as stories
 from actae.cli.base import Command, CommandError, Subparsers
 
-STORIES = ("crash", "fork", "report")
+STORIES = tuple(stories.STORIES)
 DEFAULT_STORIES = ["crash", "fork"]
 
 
