@@ -121,15 +121,12 @@ test: deps venv
 test-inner: lint plpgsql-check pgtap isolation pytest pytest-pg18
 
 # The story in under a minute: a worker killed mid-charge, then a fork that skips the prefix.
-# `actae demo` (a throwaway server unless ACTAE_DSN); the scripts until that command exists.
 demo: deps venv
-	@if $(PY) -m actae demo --help >/dev/null 2>&1; then $(PY) -m actae demo; \
-	else ACTAE_FRESH_DB=1 $(WITH_DB) bash -c \
-		'$(PY) python/examples/crash_demo.py && echo && $(PY) python/examples/fork_demo.py'; fi
+	ACTAE_FRESH_DB=1 $(WITH_DB) $(PY) -m actae demo
 
 # Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
 report: deps venv
-	$(WITH_DB) $(PY) python/examples/fork_report.py
+	$(WITH_DB) $(PY) -m actae demo report
 
 # Long crash/race/stall/restart/bad-input run (~6 min on 2 cores); writes docs/RELIABILITY.md.
 # SOAK_ARGS: --scale N (default 6), --examples N (hypothesis examples per function, 300).
@@ -150,7 +147,7 @@ $(BENCH_ENV)/.stamp: pyproject.toml tests/bench/requirements.txt
 
 # Regenerates docs/FIDELITY.md (the same suite runs, shorter, inside make test).
 fidelity: deps venv
-	$(WITH_DB) $(PY) python/examples/fidelity.py
+	$(WITH_DB) $(PY) -m tests.tools.fidelity
 
 clean:
 	if [[ -x $(PY) ]]; then $(PY) -m actae.pg clean; fi
