@@ -38,8 +38,9 @@ create table actae.runs (
     heartbeat_at timestamptz,
     finished_at timestamptz,
     constraint runs_status_check check (
-        status in ('queued', 'running', 'sleeping', 'waiting', 'completed', 'failed',
-            'cancelled')
+        status in (
+            'queued', 'running', 'sleeping', 'waiting', 'completed', 'failed', 'cancelled'
+        )
     ),
     constraint runs_wake_reason_check check (
         wake_reason in ('start', 'retry', 'timer', 'event', 'timeout', 'lease_expired')
@@ -51,8 +52,10 @@ create table actae.runs (
     -- A running run has an owner and a lease; a parked or queued one has no live token.
     constraint runs_running_check check (
         status <> 'running'
-        or (claim_token is not null and worker is not null and lease_expires_at is not null
-            and lease_seconds is not null)
+        or (
+            claim_token is not null and worker is not null
+            and lease_expires_at is not null and lease_seconds is not null
+        )
     ),
     constraint runs_parked_check check (
         status not in ('queued', 'sleeping', 'waiting')

@@ -25,6 +25,7 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
+from actae.runs import RunRecord, SleepResult, WaitResult
 from actae.tools import (
     Cancelled,
     PermanentError,
@@ -33,6 +34,7 @@ from actae.tools import (
     compensation_key,
     idempotency_key,
 )
+from actae.worker import Run, Worker
 
 __all__ = [
     "ActaeClient",
@@ -59,4 +61,9 @@ __all__ = [
     "VersionConflict",
     "compensation_key",
     "idempotency_key",
+    "Run",
+    "RunRecord",
+    "SleepResult",
+    "WaitResult",
+    "Worker",
 ]
