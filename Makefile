@@ -22,11 +22,12 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest test test-inner \
-	demo report fidelity bench soak clean distclean
+	demo demo-worker report fidelity bench soak clean distclean
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest"
 	@echo "make demo           the crash-recovery story, then the fork saving"
+	@echo "make demo-worker    a run survives a killed worker; approval from the CLI"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
 	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
@@ -103,6 +104,11 @@ test-inner: lint plpgsql-check pgtap isolation pytest
 demo: deps venv
 	ACTAE_FRESH_DB=1 $(WITH_DB) bash -c \
 		'$(PY) python/examples/crash_demo.py && echo && $(PY) python/examples/fork_demo.py'
+
+# A run that finishes itself: start a worker, SIGKILL it while the run waits for approval,
+# approve from the CLI, start another worker, watch the run finish with one refund.
+demo-worker: deps venv
+	$(WITH_DB) $(PY) python/examples/refund_desk_worker.py demo
 
 # Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
 report: deps venv

@@ -77,12 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     # Operator commands (status, channel, executions, fork, cancel, purge) import this
     # module, so they are loaded here rather than at the top.
     from actae.cli_ops import OPS_SUBCOMMANDS
+    from actae.cli_runs import COMMANDS as RUN_COMMANDS
 
     parser = argparse.ArgumentParser(
         prog="actae", description="Actae: a durable-execution ledger for AI agents."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in [*SUBCOMMANDS, *OPS_SUBCOMMANDS]:
+    for add in [*SUBCOMMANDS, *OPS_SUBCOMMANDS, *RUN_COMMANDS]:
         add(sub)
     return parser
 
