@@ -232,8 +232,10 @@ class Worker:
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
-        #: runs this worker finished (completed/failed/cancelled), parked, and abandoned.
-        self.stats = {"completed": 0, "failed": 0, "parked": 0, "abandoned": 0}
+        #: runs this worker completed, failed (or ended as cancelled), parked, abandoned
+        #: (stopped at shutdown or taken over), and writes the fences rejected (LeaseLost).
+        self.stats = {"completed": 0, "failed": 0, "parked": 0, "abandoned": 0,
+                      "lease_lost": 0}
 
     def agent(self, name: str) -> Callable[[A], A]:
         """Register ``async def fn(run: Run)`` as the agent ``name``."""
@@ -386,7 +388,7 @@ class Worker:
             try:
                 row = await self.client.heartbeat_run(run.channel_id, run.claim_token)
             except LeaseLost:
-                run.cancel_requested = False
+                self.stats["lease_lost"] += 1
                 agent_task.cancel()  # taken over: stop, record nothing
                 return
             except (ActaeError, psycopg.Error, OSError) as exc:
@@ -416,8 +418,13 @@ class Worker:
                                            retryable=not isinstance(value, PermanentError))
                 self.stats["failed"] += 1
             else:
-                self.stats["abandoned"] += 1  # lease lost or stopped: the new owner decides
+                # Taken over (a fenced write was LeaseLost) or stopped at shutdown: the run's
+                # next owner decides; nothing is recorded here.
+                self.stats["abandoned"] += 1
+                if kind == "lost":
+                    self.stats["lease_lost"] += 1
         except LeaseLost:
             self.stats["abandoned"] += 1  # too late: another worker owns the run now
+            self.stats["lease_lost"] += 1
         except (ActaeError, psycopg.Error, OSError) as exc:
             log.warning("recording the end of run %s failed (%s)", run.channel_id, exc)
