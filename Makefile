@@ -118,6 +118,7 @@ report: deps venv
 # SOAK_ARGS: --scale N (default 6), --examples N (hypothesis examples per function, 300).
 soak: deps venv
 	$(WITH_DB) $(PY) -m tests.python.reliability.soak $(SOAK_ARGS)
+	$(WITH_DB) $(PY) -m tests.python.reliability.runs_soak $(RUNS_SOAK_ARGS)
 
 # Not part of `make test` (~20 min on 2 cores): regenerates docs/BENCHMARKS.md and
 # docs/bench/. Peers (DBOS, LangGraph) and matplotlib live in their own venv, never in
