@@ -245,12 +245,7 @@ begin
         end if;
         if v_row.status = 'running' and v_row.cancel_requested_at is not null then
             -- Its owner is gone and it was asked to stop: end it rather than run it again.
-            update actae.runs as r set
-                status = 'cancelled',
-                due_at = null,
-                error = 'cancelled: ' || r.cancel_reason,
-                finished_at = v_now
-            where r.channel_id = v_row.channel_id;
+            perform actae._end_cancelled(v_row.channel_id, v_now);
             continue;
         end if;
         v_outcome := case when v_row.status = 'running' then 'reclaimed' else 'claimed' end;
@@ -389,56 +384,62 @@ begin
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_text(p_error, 'error', 65536);
     perform actae._require(p_retryable is null, 'retryable');
-    update actae.runs as r set
-        failures = r.failures + 1,
-        status = case
-            when r.cancel_requested_at is not null then 'cancelled'
-            when p_retryable and r.failures + 1 < r.max_attempts then 'queued'
-            else 'failed'
-        end,
-        error = case
-            when r.cancel_requested_at is not null then 'cancelled: ' || r.cancel_reason
-            else p_error
-        end,
-        claim_token = case
-            when r.cancel_requested_at is null and p_retryable
-                and r.failures + 1 < r.max_attempts then null
-            else r.claim_token
-        end,
-        lease_expires_at = case
-            when r.cancel_requested_at is null and p_retryable
-                and r.failures + 1 < r.max_attempts then null
-            else r.lease_expires_at
-        end,
-        due_at = case
-            when r.cancel_requested_at is null and p_retryable
-                and r.failures + 1 < r.max_attempts
-                then v_now + make_interval(secs => least(3600, power(2, r.failures)))
-        end,
-        wake_reason = case
-            when r.cancel_requested_at is null and p_retryable
-                and r.failures + 1 < r.max_attempts then 'retry'
-            else r.wake_reason
-        end,
-        finished_at = case
-            when r.cancel_requested_at is null and p_retryable
-                and r.failures + 1 < r.max_attempts then null
-            else v_now
-        end
-    where r.channel_id = p_channel_id and r.claim_token = p_claim_token
-        and r.status = 'running'
-    returning r.* into v_row;
-    if found then
-        return actae._run_row(v_row, null, v_row.claim_token is not null);
-    end if;
     select r.* into v_row from actae.runs as r
-    where r.channel_id = p_channel_id and r.claim_token = p_claim_token;
+    where r.channel_id = p_channel_id and r.claim_token = p_claim_token
+    for update;
     if found and v_row.status in ('failed', 'cancelled')
         and v_row.error in (p_error, 'cancelled: ' || v_row.cancel_reason) then
         return actae._run_row(v_row, null, true);
+    elsif not found or v_row.status <> 'running' then
+        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'fail');
+    elsif v_row.cancel_requested_at is not null then
+        v_row := actae._end_cancelled(p_channel_id, v_now);
+    elsif p_retryable and v_row.failures + 1 < v_row.max_attempts then
+        update actae.runs as r set
+            failures = r.failures + 1,
+            status = 'queued',
+            error = p_error,
+            claim_token = null,
+            lease_expires_at = null,
+            due_at = v_now + make_interval(secs => least(3600, power(2, r.failures))),
+            wake_reason = 'retry'
+        where r.channel_id = p_channel_id
+        returning r.* into v_row;
+        return actae._run_row(v_row, null, false);
+    else
+        update actae.runs as r set
+            failures = r.failures + 1,
+            status = 'failed',
+            error = p_error,
+            due_at = null,
+            finished_at = v_now
+        where r.channel_id = p_channel_id
+        returning r.* into v_row;
     end if;
-    perform actae._run_fenced_error(p_channel_id, p_claim_token, 'fail');
-    return null;
+    return actae._run_row(v_row, null, true);
+end;
+$$;
+
+-- actae._end_cancelled — end a run whose cancellation was requested: status cancelled,
+-- error 'cancelled: <reason>', no longer due. The caller holds the run row lock.
+create or replace function actae._end_cancelled(
+    p_channel_id text,
+    p_now timestamptz
+) returns actae.runs
+language plpgsql
+volatile
+as $$
+declare
+    v_row actae.runs;
+begin
+    update actae.runs as r set
+        status = 'cancelled',
+        due_at = null,
+        error = 'cancelled: ' || r.cancel_reason,
+        finished_at = p_now
+    where r.channel_id = p_channel_id
+    returning r.* into v_row;
+    return v_row;
 end;
 $$;
 
@@ -459,14 +460,7 @@ declare
     v_now timestamptz := clock_timestamp();
 begin
     if p_run.cancel_requested_at is not null then
-        update actae.runs as r set
-            status = 'cancelled',
-            due_at = null,
-            error = 'cancelled: ' || r.cancel_reason,
-            finished_at = v_now
-        where r.channel_id = p_run.channel_id
-        returning r.* into v_row;
-        return v_row;
+        return actae._end_cancelled(p_run.channel_id, v_now);
     end if;
     update actae.runs as r set
         status = p_status,
@@ -481,6 +475,38 @@ begin
     where r.channel_id = p_run.channel_id
     returning r.* into v_row;
     return v_row;
+end;
+$$;
+
+-- actae._park_event — the event that records a sleep or a wait (p_event_type actae.sleep /
+-- actae.wait) under operation id <p_event_type>:<p_key>: the one recorded before (own or
+-- inherited by a fork), or, on the first call for the key, p_payload appended now to the
+-- channel locked by the caller. p_content identifies the request (the same key with other
+-- content is AC409, as for any operation_id).
+create or replace function actae._park_event(
+    p_channel actae.channels,
+    p_event_type text,
+    p_key text,
+    p_content jsonb,
+    p_payload jsonb
+) returns actae.events
+language plpgsql
+volatile
+as $$
+declare
+    v_kind text := case p_event_type when 'actae.sleep' then 'sleep_run'
+        else 'wait_for_event' end;
+    v_content text := encode(sha256(convert_to(p_content::text, 'UTF8')), 'hex');
+    v_op actae.operations;
+    v_done actae.transition_result;
+begin
+    v_op := actae._find_operation(p_channel, p_event_type || ':' || p_key, v_kind, v_content);
+    if v_op.operation_id is not null then
+        return actae._event_at(p_channel, v_op.cursor);
+    end if;
+    v_done := actae._append(p_channel, p_event_type, p_payload, p_event_type || ':' || p_key,
+        v_kind, v_content, false, null);
+    return actae._event_at(p_channel, v_done.cursor);
 end;
 $$;
 
@@ -507,12 +533,9 @@ as $$
 declare
     v_channel actae.channels;
     v_run actae.runs;
-    v_op actae.operations;
     v_event actae.events;
-    v_done actae.transition_result;
     v_now timestamptz := clock_timestamp();
     v_wake_at timestamptz;
-    v_content text;
     v_cursor bigint;
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
@@ -522,22 +545,12 @@ begin
     perform actae._check_range(p_seconds, 'seconds', 0, 31536000);
     v_channel := actae._lock_channel(p_channel_id, false);
     v_run := actae._owned_run(p_channel_id, p_claim_token, 'sleep');
-    v_content := encode(sha256(convert_to(
-        jsonb_build_array('actae.sleep', p_sleep_key)::text, 'UTF8')), 'hex');
-    v_op := actae._find_operation(v_channel, 'actae.sleep:' || p_sleep_key, 'sleep_run',
-        v_content);
-    if v_op.operation_id is not null then
-        v_event := actae._event_at(v_channel, v_op.cursor);
-        v_wake_at := (v_event.payload ->> 'wake_at')::timestamptz;
-        v_cursor := v_op.cursor;
-    else
-        v_wake_at := v_now + make_interval(secs => p_seconds);
-        v_done := actae._append(v_channel, 'actae.sleep',
-            jsonb_build_object('sleep_key', p_sleep_key, 'seconds', p_seconds,
-                'wake_at', v_wake_at),
-            'actae.sleep:' || p_sleep_key, 'sleep_run', v_content, false, null);
-        v_cursor := v_done.cursor;
-    end if;
+    v_event := actae._park_event(v_channel, 'actae.sleep', p_sleep_key,
+        jsonb_build_array('actae.sleep', p_sleep_key),
+        jsonb_build_object('sleep_key', p_sleep_key, 'seconds', p_seconds,
+            'wake_at', v_now + make_interval(secs => p_seconds)));
+    v_wake_at := (v_event.payload ->> 'wake_at')::timestamptz;
+    v_cursor := v_event.cursor;
     if v_wake_at <= clock_timestamp() then
         return row('elapsed', p_channel_id, v_run.status, p_sleep_key, v_wake_at, null, null,
             v_cursor, null, null)::actae.park_row;
@@ -613,11 +626,8 @@ as $$
 declare
     v_channel actae.channels;
     v_run actae.runs;
-    v_op actae.operations;
     v_event actae.events;
-    v_done actae.transition_result;
     v_deadline timestamptz;
-    v_content text;
     v_cursor bigint;
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
@@ -628,22 +638,13 @@ begin
     perform actae._check_range(p_timeout_seconds, 'timeout_seconds', 0, 31536000);
     v_channel := actae._lock_channel(p_channel_id, false);
     v_run := actae._owned_run(p_channel_id, p_claim_token, 'wait');
-    v_content := encode(sha256(convert_to(
-        jsonb_build_array('actae.wait', p_wait_key, p_event_type)::text, 'UTF8')), 'hex');
-    v_op := actae._find_operation(v_channel, 'actae.wait:' || p_wait_key, 'wait_for_event',
-        v_content);
-    if v_op.operation_id is not null then
-        v_event := actae._event_at(v_channel, v_op.cursor);
-        v_deadline := (v_event.payload ->> 'deadline')::timestamptz;
-        v_cursor := v_op.cursor;
-    else
-        v_deadline := clock_timestamp() + make_interval(secs => p_timeout_seconds);
-        v_done := actae._append(v_channel, 'actae.wait',
-            jsonb_build_object('wait_key', p_wait_key, 'event_type', p_event_type,
-                'timeout_seconds', p_timeout_seconds, 'deadline', v_deadline),
-            'actae.wait:' || p_wait_key, 'wait_for_event', v_content, false, null);
-        v_cursor := v_done.cursor;
-    end if;
+    v_event := actae._park_event(v_channel, 'actae.wait', p_wait_key,
+        jsonb_build_array('actae.wait', p_wait_key, p_event_type),
+        jsonb_build_object('wait_key', p_wait_key, 'event_type', p_event_type,
+            'timeout_seconds', p_timeout_seconds,
+            'deadline', clock_timestamp() + make_interval(secs => p_timeout_seconds)));
+    v_deadline := (v_event.payload ->> 'deadline')::timestamptz;
+    v_cursor := v_event.cursor;
     v_event := actae._first_event_after(v_channel, p_event_type, v_cursor, v_deadline);
     if v_event.cursor is not null then
         return row('received', p_channel_id, v_run.status, p_wait_key, null, p_event_type,
