@@ -6,7 +6,8 @@ On one throwaway server (port 55449), side by side in one run:
     schema by absurdctl), DBOS (queue + workflow of 5 steps). pgtask is not on PyPI here,
     so it is not measured (reported as missing).
   * resume time of one 100-step run: Actae with the prefetch (one read) vs step by step.
-  * claim_run latency (p50 / p99 of claim + complete) with 0 / 100 000 / 1 000 000 runs queued.
+  * claim_run latency (p50 / p99 of the claim_run round trip) with 0 / 100 000 / 1 000 000
+    runs queued in the same queue.
 Writes docs/bench/runs.json and docs/bench/runs.md.
 """
 
@@ -116,7 +117,8 @@ def peer(name: str, mode: str, workers: int, runs: int, url: str) -> dict[str, A
 
 
 def claim_latency(server: Server, queued: int, samples: int) -> dict[str, Any]:
-    """claim_run + complete_run round trips with `queued` runs due in the same queue."""
+    """claim_run round trips (each claimed run then completed, untimed) with `queued` runs
+    due in the same queue."""
     dsn = server.dsn()
     queue = "lat" + uuid.uuid4().hex[:8]
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -227,7 +229,8 @@ def write(out: dict[str, Any]) -> None:
               f" {out['prefetch'].get('on')} ms",
               f"- step by step (one claim round trip per replayed step):"
               f" {out['prefetch'].get('off')} ms", "",
-              "## claim_run latency (claim + complete, one connection)", "",
+              "## claim_run latency (one connection; each claimed run is then completed,"
+              " untimed)", "",
               "| queued runs | p50 ms | p99 ms |", "|---:|---:|---:|"]
     for row in out["latency"]:
         lines.append(f"| {row['queued']:,} | {row['p50_ms']} | {row['p99_ms']} |")
