@@ -366,8 +366,10 @@ LIST_RUNS = _sql("list_runs", "queue::text", "status::text", "agent::text", "max
 QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
 
 
-def _seconds(value: timedelta | float) -> int:
-    """Whole seconds, rounded up (a sleep never ends early)."""
+def _seconds(value: timedelta | float | None) -> int | None:
+    """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400)."""
+    if value is None:
+        return None
     seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
     return int(-(-seconds // 1))
 
@@ -438,7 +440,7 @@ def fail_run(
 
 
 def sleep_run(
-    channel_id: str, claim_token: UUID, sleep_key: str, seconds: timedelta | float,
+    channel_id: str, claim_token: UUID, sleep_key: str, seconds: timedelta | float | None,
     *, conn: Any = None,
 ) -> Call[SleepResult]:
     """Durable sleep: elapsed (go on), sleeping (parked) or cancelled."""
@@ -450,7 +452,7 @@ def sleep_run(
 
 def wait_for_event(
     channel_id: str, claim_token: UUID, wait_key: str, event_type: str,
-    timeout: timedelta | float, *, conn: Any = None,
+    timeout: timedelta | float | None, *, conn: Any = None,
 ) -> Call[WaitResult]:
     """Durable wait for an event of ``event_type``: received, timed_out, waiting (parked)
     or cancelled."""
