@@ -31,12 +31,13 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest pytest-pg18 test \
-	test-inner schema demo report fidelity bench soak clean distclean
+	test-inner schema demo demo-worker report fidelity bench soak clean distclean
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest (PG 15),"
 	@echo "                    pytest-pg18 (the suite again on the embedded PostgreSQL 18)"
 	@echo "make demo           the crash-recovery story, then the fork saving"
+	@echo "make demo-worker    a run survives a killed worker; approval from the CLI"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
 	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
@@ -124,6 +125,11 @@ test-inner: lint plpgsql-check pgtap isolation pytest pytest-pg18
 demo: deps venv
 	ACTAE_FRESH_DB=1 $(WITH_DB) $(PY) -m actae demo
 
+# A run that finishes itself: start a worker, SIGKILL it while the run waits for approval,
+# approve from the CLI, start another worker, watch the run finish with one refund.
+demo-worker: deps venv
+	$(WITH_DB) $(PY) python/examples/refund_desk_worker.py demo
+
 # Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
 report: deps venv
 	$(WITH_DB) $(PY) -m actae demo report
@@ -132,6 +138,7 @@ report: deps venv
 # SOAK_ARGS: --scale N (default 6), --examples N (hypothesis examples per function, 300).
 soak: deps venv
 	$(WITH_DB) $(PY) -m tests.python.reliability.soak $(SOAK_ARGS)
+	$(WITH_DB) $(PY) -m tests.python.reliability.runs_soak $(RUNS_SOAK_ARGS)
 
 # Not part of `make test` (~20 min on 2 cores): regenerates docs/BENCHMARKS.md and
 # docs/bench/. Peers (DBOS, LangGraph) and matplotlib live in their own venv, never in

@@ -32,6 +32,8 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
+from actae.runs import RunRecord, SleepResult, WaitResult
+from actae.worker import Run, Worker
 
 try:
     __version__ = version("actae")  # from the installed package's metadata
@@ -64,4 +66,9 @@ __all__ = [
     "VersionConflict",
     "compensation_key",
     "idempotency_key",
+    "Run",
+    "RunRecord",
+    "SleepResult",
+    "WaitResult",
+    "Worker",
 ]

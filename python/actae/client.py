@@ -205,6 +205,17 @@ class ActaeClient:
     ledger_status = _async_method(calls.ledger_status)
     tool_stats = _async_method(calls.tool_stats)
     channel_lineage = _async_method(calls.channel_lineage)
+    start_run = _async_method(calls.start_run)
+    claim_run = _async_method(calls.claim_run)
+    heartbeat_run = _async_method(calls.heartbeat_run)
+    complete_run = _async_method(calls.complete_run)
+    fail_run = _async_method(calls.fail_run)
+    sleep_run = _async_method(calls.sleep_run)
+    wait_for_event = _async_method(calls.wait_for_event)
+    cancel_run = _async_method(calls.cancel_run)
+    get_run = _async_method(calls.get_run)
+    list_runs = _async_method(calls.list_runs)
+    queue_topic = _async_method(calls.queue_topic)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -359,6 +370,17 @@ class SyncActaeClient:
     ledger_status = _sync_method(calls.ledger_status)
     tool_stats = _sync_method(calls.tool_stats)
     channel_lineage = _sync_method(calls.channel_lineage)
+    start_run = _sync_method(calls.start_run)
+    claim_run = _sync_method(calls.claim_run)
+    heartbeat_run = _sync_method(calls.heartbeat_run)
+    complete_run = _sync_method(calls.complete_run)
+    fail_run = _sync_method(calls.fail_run)
+    sleep_run = _sync_method(calls.sleep_run)
+    wait_for_event = _sync_method(calls.wait_for_event)
+    cancel_run = _sync_method(calls.cancel_run)
+    get_run = _sync_method(calls.get_run)
+    list_runs = _sync_method(calls.list_runs)
+    queue_topic = _sync_method(calls.queue_topic)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
