@@ -1,0 +1,225 @@
+"""Durable OpenAI Agents SDK runs: function tools through run_tool, model turns recorded.
+
+    from actae.openai_agents import ActaeRun
+
+    result = await ActaeRun(client, "refund-4471").run(agent, "refund order 4471")
+
+The SDK's own extension points are used, nothing is patched:
+
+* ``agents.models.interface.Model``: each agent's model (and ``RunConfig.model``) is wrapped in
+  :class:`RecordedModel`. The run's model calls are numbered 1, 2, ... in the order the runner
+  makes them; call N is recorded as the event ``openai_agents.model_response`` with
+  ``operation_id = "model:N"`` in the run's channel (its ``output`` items, ``usage`` and
+  ``response_id``). When that event exists, ``get_response`` returns the recorded
+  ``ModelResponse`` and the wrapped model is not called.
+* ``agents.tool.FunctionTool.on_invoke_tool``: every function tool is copied with an
+  ``on_invoke_tool`` that runs the original through ``client.run_tool`` in the run's channel,
+  ``key_name = "<tool_name>:<call_id>"``. A replayed model turn carries the same call ids, so
+  a resumed run replays completed tools and reclaims (``ambiguous``) the one whose worker died.
+  Inside the tool, :func:`current_tool` returns the Actae ``ToolContext`` (idempotency key,
+  fence, attempt, ambiguous).
+
+The agent graph (handoff targets included) is cloned with ``Agent.clone``; the caller's agents
+are not modified. Resume = ``ActaeRun(client, same_run_id).run(agent, same_input)``. A fork of
+the channel at the cursor of turn N, run under the fork's channel id, replays turns 1..N and
+their tools.
+
+Note the SDK's ``function_tool`` catches a tool's exception and returns an error message to the
+model by default (``failure_error_function``): that message is then the tool's recorded result.
+Pass ``failure_error_function=None`` to let the exception reach Actae (recorded as a failure,
+retried by the next claim unless it is ``actae.PermanentError``). ``Runner.run_streamed`` is not
+recorded (the wrapped model streams live).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import hashlib
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from agents import Agent, FunctionTool, ModelResponse, RunConfig, Runner, Usage
+from agents.items import TResponseOutputItem
+from agents.models.interface import Model, ModelTracing
+from agents.tool_context import ToolContext as SdkToolContext
+from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
+
+from actae.client import ActaeClient
+from actae.errors import NotFound
+from actae.tools import ToolContext
+
+__all__ = ["MODEL_EVENT", "ActaeRun", "RecordedModel", "ReplayDiverged", "current_tool"]
+
+#: event_type of a recorded model turn.
+MODEL_EVENT = "openai_agents.model_response"
+
+_OUTPUT = TypeAdapter(list[TResponseOutputItem])
+_USAGE = TypeAdapter(Usage)
+_current: contextvars.ContextVar[ToolContext | None] = contextvars.ContextVar(
+    "actae_openai_agents_tool", default=None
+)
+
+
+def current_tool() -> ToolContext | None:
+    """The Actae ToolContext of the tool call running in this task (None outside one)."""
+    return _current.get()
+
+
+class ReplayDiverged(RuntimeError):
+    """A recorded model turn was asked for with different input: the run was resumed with
+    another prompt or agent. Use a new run id (or a fork) instead."""
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+def _digest(system_instructions: str | None, input: Any) -> str:
+    """A fingerprint of what the model is asked (absent and null fields are the same)."""
+    plain = _without_nulls(to_jsonable_python(input))
+    text = json.dumps([system_instructions, plain], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class ActaeRun:
+    """One durable agent run: its channel (``run_id``), its model-turn counter and its
+    recorded turns. Use one ActaeRun per ``Runner.run``."""
+
+    def __init__(
+        self, client: ActaeClient, run_id: str, *,
+        dedup_fields: Mapping[str, Sequence[str]] | None = None, lease_seconds: int = 60,
+    ) -> None:
+        self.client = client
+        self.run_id = run_id
+        self.dedup_fields = dict(dedup_fields or {})
+        self.lease_seconds = lease_seconds
+        self.turn = 0
+        self._recorded: dict[str, Any] | None = None
+        self._agents: dict[int, Agent[Any]] = {}
+
+    async def run(self, agent: Agent[Any], input: Any, *, run_config: RunConfig | None = None,
+                  **kwargs: Any) -> Any:
+        """``Runner.run`` of the durable copy of ``agent``."""
+        return await Runner.run(self.agent(agent), input,
+                                run_config=self.run_config(run_config), **kwargs)
+
+    def run_config(self, run_config: RunConfig | None = None) -> RunConfig:
+        """The run config with its ``model`` (when set) recorded too."""
+        config = run_config or RunConfig()
+        model = config.model
+        if isinstance(model, str):
+            model = config.model_provider.get_model(model)
+        if isinstance(model, Model) and not isinstance(model, RecordedModel):
+            config = dataclasses.replace(config, model=RecordedModel(model, self))
+        return config
+
+    def agent(self, agent: Agent[Any], run_config: RunConfig | None = None) -> Agent[Any]:
+        """A copy of ``agent`` (and of every agent it hands off to) whose model turns are
+        recorded and whose function tools run through run_tool."""
+        known = self._agents.get(id(agent))
+        if known is not None:
+            return known
+        config = run_config or RunConfig()
+        model = agent.model
+        if model is None or isinstance(model, str):
+            model = config.model_provider.get_model(model)
+        clone = agent.clone(model=RecordedModel(model, self),
+                            tools=[self.tool(t) for t in agent.tools])
+        self._agents[id(agent)] = clone
+        clone.handoffs = [
+            self.agent(h, config) if isinstance(h, Agent) else h for h in agent.handoffs
+        ]
+        return clone
+
+    def tool(self, tool: Any) -> Any:
+        """A copy of a FunctionTool whose calls run through run_tool (other tools as they are)."""
+        if not isinstance(tool, FunctionTool):
+            return tool
+        invoke = tool.on_invoke_tool
+        run = self
+
+        async def on_invoke_tool(ctx: SdkToolContext[Any], raw: str) -> Any:
+            async def body(actx: ToolContext) -> Any:
+                token = _current.set(actx)
+                try:
+                    return to_jsonable_python(await invoke(ctx, raw))
+                finally:
+                    _current.reset(token)
+
+            params = json.loads(raw) if raw else {}
+            return await run.client.run_tool(
+                body, channel_id=run.run_id, key_name=f"{tool.name}:{ctx.tool_call_id}",
+                tool_name=tool.name, params=params if isinstance(params, dict) else {"args": params},
+                dedup_fields=run.dedup_fields.get(tool.name), lease_seconds=run.lease_seconds,
+            )
+
+        return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
+
+    async def recorded_turn(self, operation_id: str) -> Any:
+        """The recorded payload of a model turn, or None."""
+        if self._recorded is None:
+            recorded: dict[str, Any] = {}
+            try:
+                async for event in self.client.iter_events(self.run_id):
+                    if event.event_type == MODEL_EVENT and event.operation_id:
+                        recorded[event.operation_id] = event.payload
+            except NotFound:
+                pass  # a new run: its channel is created by its first event
+            self._recorded = recorded
+        return self._recorded.get(operation_id)
+
+
+class RecordedModel(Model):
+    """A Model that records each response of the run as an event and replays it on resume."""
+
+    def __init__(self, wrapped: Model, run: ActaeRun) -> None:
+        self.wrapped = wrapped
+        self.run = run
+
+    async def get_response(
+        self, system_instructions: str | None, input: Any, model_settings: Any, tools: Any,
+        output_schema: Any, handoffs: Any, tracing: ModelTracing, *,
+        previous_response_id: str | None, conversation_id: str | None, prompt: Any,
+    ) -> ModelResponse:
+        run = self.run
+        run.turn += 1
+        operation_id = f"model:{run.turn}"
+        digest = _digest(system_instructions, input)
+        recorded = await run.recorded_turn(operation_id)
+        if recorded is not None:
+            if recorded.get("input_sha256") != digest:
+                raise ReplayDiverged(
+                    f"run {run.run_id!r} model turn {run.turn} was recorded for other input;"
+                    " resume with the same input, or use a new run id"
+                )
+            return ModelResponse(
+                output=_OUTPUT.validate_python(recorded["output"]),
+                usage=_USAGE.validate_python(recorded["usage"]),
+                response_id=recorded.get("response_id"),
+            )
+        response = await self.wrapped.get_response(
+            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
+            previous_response_id=previous_response_id, conversation_id=conversation_id,
+            prompt=prompt,
+        )
+        payload = {
+            "turn": run.turn, "input_sha256": digest,
+            "output": _OUTPUT.dump_python(response.output, mode="json", exclude_unset=True),
+            "usage": _USAGE.dump_python(response.usage, mode="json"),
+            "response_id": response.response_id,
+        }
+        await run.client.record_event(run.run_id, MODEL_EVENT, payload, operation_id)
+        return response
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        return self.wrapped.stream_response(*args, **kwargs)
+
+    async def close(self) -> None:
+        await self.wrapped.close()
