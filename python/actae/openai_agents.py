@@ -154,9 +154,11 @@ class ActaeRun:
                     _current.reset(token)
 
             params = json.loads(raw) if raw else {}
+            if not isinstance(params, dict):
+                params = {"args": params}
             return await run.client.run_tool(
                 body, channel_id=run.run_id, key_name=f"{tool.name}:{ctx.tool_call_id}",
-                tool_name=tool.name, params=params if isinstance(params, dict) else {"args": params},
+                tool_name=tool.name, params=params,
                 dedup_fields=run.dedup_fields.get(tool.name), lease_seconds=run.lease_seconds,
             )
 

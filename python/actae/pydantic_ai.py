@@ -18,8 +18,8 @@ the framework's extension point for cross-cutting behaviour) using two of its ho
   ids, so a resumed run claims the same executions: a completed one replays its stored result,
   one whose worker died is reclaimed (``ambiguous``) and re-run with the same idempotency key.
   Inside the tool, :func:`current_tool` returns the Actae ``ToolContext`` (idempotency key,
-  fence, attempt, ambiguous). ``ModelRetry`` raised by a tool is recorded as the tool's outcome
-  and raised again on replay, so the retry prompt the model saw is the same on resume.
+  fence, attempt, ambiguous). ``ModelRetry`` or ``ToolFailed`` raised by a tool is recorded as the
+  tool's outcome and raised again on replay, so the model sees the same retry prompt on resume.
 
 Resume = run the agent again with the same ``run_id`` (and the same prompt): recorded turns
 replay, completed tools replay, the rest runs live. A fork (``client.fork_channel``) of the run
@@ -49,7 +49,13 @@ from pydantic_ai.capabilities.abstract import (
     WrapModelRequestHandler,
     WrapToolExecuteHandler,
 )
-from pydantic_ai.exceptions import ModelRetry, UserError
+from pydantic_ai.exceptions import (
+    ModelRetry,
+    ToolFailed,
+    ToolFailedError,
+    ToolRetryError,
+    UserError,
+)
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, ToolCallPart
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
@@ -62,7 +68,11 @@ __all__ = ["MODEL_EVENT", "ActaeDurability", "ReplayDiverged", "current_tool", "
 
 #: event_type of a recorded model turn.
 MODEL_EVENT = "pydantic_ai.model_response"
-_RETRY_MARK = "__actae_model_retry__"
+#: a tool's ModelRetry / ToolFailed is recorded as its result {mark: message} and raised again
+#: on replay, so the model of a resumed run sees the same retry prompt or failure.
+_OUTCOMES: dict[str, type[Exception]] = {
+    "__actae_model_retry__": ModelRetry, "__actae_tool_failed__": ToolFailed,
+}
 
 _current: contextvars.ContextVar[ToolContext | None] = contextvars.ContextVar(
     "actae_pydantic_ai_tool", default=None
@@ -193,12 +203,19 @@ class ActaeDurability(AbstractCapability[Any]):
         if settings.get("durable") is False:
             return await handler(args)
 
+        raised: list[Exception] = []
+
         async def body(actx: ToolContext) -> Any:
             token = _current.set(actx)
             try:
                 return to_jsonable_python(await handler(args))
-            except ModelRetry as retry:  # an outcome the model sees: replay it as such
-                return {_RETRY_MARK: retry.message}
+            except (ToolRetryError, ToolFailedError) as error:  # outcomes the model sees
+                cause = error.__cause__
+                for mark, kind in _OUTCOMES.items():
+                    if type(cause) is kind:
+                        raised.append(error)
+                        return {mark: cause.message}  # type: ignore[attr-defined]
+                raise
             finally:
                 _current.reset(token)
 
@@ -208,6 +225,9 @@ class ActaeDurability(AbstractCapability[Any]):
             params=to_jsonable_python(args), dedup_fields=settings.get("dedup_fields"),
             lease_seconds=int(settings.get("lease_seconds", self.lease_seconds)),
         )
-        if isinstance(result, dict) and set(result) == {_RETRY_MARK}:
-            raise ModelRetry(result[_RETRY_MARK])
+        if isinstance(result, dict) and len(result) == 1 and next(iter(result)) in _OUTCOMES:
+            if raised:
+                raise raised[0]  # this run raised it: as the framework raised it
+            mark, message = next(iter(result.items()))
+            raise _OUTCOMES[mark](message)  # a replay: the framework converts it as before
         return result
