@@ -1,20 +1,14 @@
-"""actae.pydantic_ai against a real database: crash after the provider confirmed, resume in a new
-process, exactly one refund; a fork at a middle turn replays the prefix; replay rules in-process
-with Pydantic AI's own TestModel and FunctionModel (no network)."""
+"""actae.pydantic_ai in-process against a real database, with Pydantic AI's own TestModel and
+FunctionModel (no network): replay of recorded turns and tools, divergence, ModelRetry, per-tool
+settings. The SIGKILL/resume/fork tests are in test_pydantic_ai_and_openai_agents_crash.py."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import (
@@ -29,116 +23,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from actae import ActaeClient
-from actae.pydantic_ai import MODEL_EVENT, ActaeDurability, ReplayDiverged, current_tool
-
-EXAMPLE = Path(__file__).resolve().parents[3] / "python" / "examples" / "pydantic_ai_refund.py"
-
-
-def start(dsn: str, run_id: str, *flags: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(EXAMPLE), "worker", run_id, *flags],
-                            stdout=subprocess.PIPE, text=True, env={**os.environ, "ACTAE_DSN": dsn})
-
-
-def read_facts(proc: subprocess.Popen[str], until: str | None = None) -> list[dict[str, Any]]:
-    assert proc.stdout is not None
-    facts: list[dict[str, Any]] = []
-    for line in proc.stdout:
-        if line.startswith("@ "):
-            facts.append(json.loads(line[2:]))
-            if until is not None and until in facts[-1]:
-                return facts
-    assert proc.wait(timeout=60) == 0, f"worker failed: {facts}"
-    return facts
-
-
-def fact(facts: list[dict[str, Any]], key: str) -> Any:
-    return next(f[key] for f in facts if key in f)
-
-
-def provider_count(conn: psycopg.Connection[Any], table: str, key: str) -> int:
-    row = conn.execute(f"select count(*) from refund_provider.{table} where provider_key = %s",
-                       (key,)).fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-def model_events(conn: psycopg.Connection[Any], channel: str) -> list[tuple[int, str]]:
-    rows = conn.execute("select cursor, operation_id from actae.list_events(%s, 0, 1000)"
-                        " where event_type = %s order by cursor", (channel, MODEL_EVENT))
-    return [(r[0], r[1]) for r in rows.fetchall()]
-
-
-def killed_then_resumed(dsn: str, run_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    a = start(dsn, run_id, "--crash-after-refund")
-    facts_a = read_facts(a, until="ready")
-    os.kill(a.pid, signal.SIGKILL)
-    assert a.wait(timeout=30) == -signal.SIGKILL
-    return facts_a, read_facts(start(dsn, run_id))
-
-
-def test_sigkill_after_refund_then_resume_refunds_once(
-    dsn: str, conn: psycopg.Connection[Any], unique: Callable[..., str]
-) -> None:
-    run_id = unique("pai-crash")
-    facts_a, facts_b = killed_then_resumed(dsn, run_id)
-
-    key = fact(facts_a, "key")
-    assert fact(facts_a, "ambiguous") is False and fact(facts_a, "attempt") == 1
-    assert fact(facts_b, "key") == key  # the same execution, the same idempotency key
-    assert fact(facts_b, "ambiguous") is True and fact(facts_b, "attempt") == 2
-    assert provider_count(conn, "requests", key) == 2
-    assert provider_count(conn, "refunds", key) == 1  # exactly one refund
-    # turns 1-2 were recorded by A and replayed by B: B paid for turns 3 and 4 only
-    assert fact(facts_b, "model_calls") == 2
-    assert fact(facts_b, "output") == "Refunded order 4471. Receipt sent."
-    assert [op for _, op in model_events(conn, run_id)] == [f"model:{n}" for n in (1, 2, 3, 4)]
-    rows = conn.execute("select tool_name, status, attempt from actae.list_executions(%s)"
-                        " order by created_at", (run_id,)).fetchall()
-    assert rows == [("lookup_order", "completed", 1), ("refund_payment", "completed", 2),
-                    ("send_receipt", "completed", 1)]
-
-    # a third run of the same run_id replays everything: no model call, no provider request
-    facts_c = read_facts(start(dsn, run_id))
-    assert fact(facts_c, "model_calls") == 0
-    assert not any("refunded" in f for f in facts_c)
-    assert provider_count(conn, "requests", key) == 2
-
-
-def test_fork_at_a_middle_turn_replays_the_prefix(
-    dsn: str, conn: psycopg.Connection[Any], unique: Callable[..., str]
-) -> None:
-    run_id = unique("pai-fork")
-    facts = read_facts(start(dsn, run_id))
-    assert fact(facts, "model_calls") == 4
-    events = dict((op, cursor) for cursor, op in model_events(conn, run_id))
-    row = conn.execute("select channel_id from actae.fork_channel(%s, %s, %s)",
-                       (run_id, events["model:2"], f"{run_id}-fork")).fetchone()
-    assert row is not None
-    fork_id = row[0]
-
-    forked = read_facts(start(dsn, fork_id, "--receipt-language", "de"))
-    assert fact(forked, "model_calls") == 2  # turns 3 and 4; turns 1 and 2 replayed
-    assert fact(forked, "output") == "Refunded order 4471. Quittung verschickt."
-    assert not any("refunded" in f for f in forked)  # the inherited refund replayed
-    tokens = conn.execute(
-        "select sum((payload->'usage'->>'input_tokens')::int"
-        " + (payload->'usage'->>'output_tokens')::int)"
-        " from actae.list_events(%s, 0, 1000) where event_type = %s and cursor <= %s",
-        (run_id, MODEL_EVENT, events["model:2"])).fetchone()
-    assert tokens is not None and tokens[0] == 2 * (1500 + 60)  # not spent again by the fork
-    # the fork recorded only its own turns; the source is untouched
-    assert [op for _, op in model_events(conn, fork_id)] == [f"model:{n}" for n in (1, 2, 3, 4)]
-    assert len(model_events(conn, run_id)) == 4
-    own = conn.execute("select tool_name from actae.list_executions(%s)", (fork_id,)).fetchall()
-    assert own == [("send_receipt",)]
-
-
-def test_example_story_runs(dsn: str) -> None:
-    done = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,
-                          env={**os.environ, "ACTAE_DSN": dsn}, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "INVARIANT HOLDS" in done.stdout
-
+from actae.pydantic_ai import ActaeDurability, ReplayDiverged, current_tool
 
 # --- in-process: the framework's own test models ----------------------------------------------
 
