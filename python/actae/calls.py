@@ -21,6 +21,7 @@ from actae.models import (
     Event,
     EventRecorded,
     Execution,
+    ExecutionTrace,
     ForkResult,
     StateSnapshot,
     Transition,
@@ -342,3 +343,21 @@ def tool_stats(*, conn: Any = None) -> Call[list[ToolStats]]:
 def channel_lineage(channel_id: str, *, conn: Any = None) -> Call[list[LineageEntry]]:
     """The ancestors of a channel, root first."""
     return Call(CHANNEL_LINEAGE, {"channel_id": channel_id}, _many(LineageEntry), conn)
+
+
+SET_EXECUTION_TRACE = _sql("set_execution_trace", "execution_id::uuid", "claim_token::uuid",
+                           "traceparent::text")
+GET_EXECUTION_TRACE = _sql("get_execution_trace", "execution_id::uuid")
+
+
+def set_execution_trace(
+    execution_id: UUID, claim_token: UUID, traceparent: str, *, conn: Any = None
+) -> Call[ExecutionTrace]:
+    """Record the traceparent of the span running the caller's attempt (see actae.otel)."""
+    return Call(SET_EXECUTION_TRACE, {"execution_id": execution_id, "claim_token": claim_token,
+                                      "traceparent": traceparent}, _one(ExecutionTrace), conn)
+
+
+def get_execution_trace(execution_id: UUID, *, conn: Any = None) -> Call[list[ExecutionTrace]]:
+    """The traceparents recorded for an execution's attempts, in fence order."""
+    return Call(GET_EXECUTION_TRACE, {"execution_id": execution_id}, _many(ExecutionTrace), conn)

@@ -19,7 +19,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from actae import calls, plans, tools
+from actae import calls, observe, plans, tools
 from actae.errors import map_error
 from actae.models import Event
 
@@ -52,7 +52,11 @@ def _async_plan(
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
     @functools.wraps(factory)
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await self.drive(factory(*args, **kwargs))
+        watcher = observe.observer
+        if watcher is None:
+            return await self.drive(factory(*args, **kwargs))
+        with watcher.plan(factory.__name__, kwargs):
+            return await self.drive(factory(*args, **kwargs))
 
     return method
 
@@ -62,7 +66,11 @@ def _sync_plan(
 ) -> Callable[Concatenate[SyncActaeClient, P], T]:
     @functools.wraps(factory)
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self.drive(factory(*args, **kwargs))
+        watcher = observe.observer
+        if watcher is None:
+            return self.drive(factory(*args, **kwargs))
+        with watcher.plan(factory.__name__, kwargs):
+            return self.drive(factory(*args, **kwargs))
 
     return method
 
@@ -103,7 +111,14 @@ class ActaeClient:
         await self.close()
 
     async def run(self, call: calls.Call[T]) -> T:
-        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        """Execute one call (on call.conn, or a pooled connection) and map errors; the call
+        is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        watcher = observe.observer
+        if watcher is None:
+            return await self._run(call)
+        return await watcher.arun(self._run, call)  # type: ignore[no-any-return]
+
+    async def _run(self, call: calls.Call[T]) -> T:
         try:
             if call.conn is not None:
                 return await self._execute(call.conn, call)
@@ -174,6 +189,8 @@ class ActaeClient:
     ledger_status = _async_method(calls.ledger_status)
     tool_stats = _async_method(calls.tool_stats)
     channel_lineage = _async_method(calls.channel_lineage)
+    set_execution_trace = _async_method(calls.set_execution_trace)
+    get_execution_trace = _async_method(calls.get_execution_trace)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -251,7 +268,14 @@ class SyncActaeClient:
         self.close()
 
     def run(self, call: calls.Call[T]) -> T:
-        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        """Execute one call (on call.conn, or a pooled connection) and map errors; the call
+        is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        watcher = observe.observer
+        if watcher is None:
+            return self._run(call)
+        return watcher.run(self._run, call)  # type: ignore[no-any-return]
+
+    def _run(self, call: calls.Call[T]) -> T:
         try:
             if call.conn is not None:
                 return self._execute(call.conn, call)
@@ -322,6 +346,8 @@ class SyncActaeClient:
     ledger_status = _sync_method(calls.ledger_status)
     tool_stats = _sync_method(calls.tool_stats)
     channel_lineage = _sync_method(calls.channel_lineage)
+    set_execution_trace = _sync_method(calls.set_execution_trace)
+    get_execution_trace = _sync_method(calls.get_execution_trace)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

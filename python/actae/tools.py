@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import inspect
 import threading
@@ -175,7 +176,9 @@ class _ThreadRun:
         self.fn, self.ctx, self.on_done = fn, ctx, on_done
         self.done = threading.Event()
         self.outcome: _Outcome | None = None
-        self.thread = threading.Thread(target=self._main, name="actae-tool", daemon=True)
+        # the tool sees the caller's context variables (e.g. its trace span), as a task does
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._main,),
+                                       name="actae-tool", daemon=True)
         self.thread.start()
 
     def _main(self) -> None:

@@ -1,0 +1,165 @@
+"""OpenTelemetry spans for every Actae call (extra ``actae[otel]``).
+
+    import actae.otel
+    actae.otel.instrument()               # the global tracer provider, or tracer_provider=...
+
+After ``instrument()`` both clients open a CLIENT span ``actae.<function>`` per call (e.g.
+``actae.claim_execution``) and an INTERNAL span ``actae.run_tool`` (``actae.compensate``) around
+a whole run_tool, which is the parent of its calls and of the tool itself (the tool runs in the
+span's context, as a task or in a thread). Attributes, where the call has them:
+``actae.channel_id``, ``actae.key_name``, ``actae.tool_name``, ``actae.execution_id``,
+``actae.outcome`` (the claim outcome), ``actae.status``, ``actae.fence``, ``actae.attempt``,
+``actae.ambiguous``; plus ``db.system.name = postgresql`` and ``db.operation.name``. The
+run_tool span gets the claim's outcome, fence, attempt and ambiguous too. An error sets the
+span's status and records the exception (``actae.sqlstate`` for Actae's own).
+
+Trace context is stored with the execution: when a claim makes this worker the owner
+(``claimed``/``reclaimed``), the traceparent of the span around the tool (the run_tool span, or
+the claim's own span when claim_execution is called directly) is recorded with
+``actae.set_execution_trace`` under the attempt's fence. When a claim is ``replayed`` or
+``reclaimed`` (a fork replaying an inherited result included), the traceparents recorded for the
+execution's earlier attempts are read with ``actae.get_execution_trace`` and added as span links
+(attribute ``actae.fence`` on the link) to the claim span and to the run_tool span, so a trace
+viewer goes from a replay, or from the worker that took over after a crash, to the span that did
+the work. These two extra round trips happen only when tracing is on and only on those claims;
+a failure in them is logged at DEBUG and never fails the caller's call.
+
+``uninstrument()`` restores plain logging (:mod:`actae.observe`). Logging of takeovers, lost
+leases and cancellations stays on either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from actae import calls, observe
+from actae.errors import ActaeError
+from actae.models import Claim, Execution, ExecutionTrace
+
+__all__ = ["TRACER_NAME", "ActaeTracing", "instrument", "traceparent", "uninstrument"]
+
+TRACER_NAME = "actae"
+_ARGUMENTS = ("channel_id", "key_name", "tool_name", "execution_id")
+log = logging.getLogger("actae.otel")
+#: the span of the run_tool / compensate in progress in this context
+_plan_span: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
+    "actae_otel_plan_span", default=None)
+
+
+def traceparent(context: SpanContext) -> str:
+    """The W3C traceparent of a span context."""
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{int(context.trace_flags):02x}"
+
+
+def _span_context(value: str) -> SpanContext:
+    _, trace_id, span_id, flags = value.split("-")
+    return SpanContext(int(trace_id, 16), int(span_id, 16), is_remote=True,
+                       trace_flags=TraceFlags(int(flags, 16)))
+
+
+def _row_attributes(row: Execution) -> dict[str, Any]:
+    return {
+        "actae.channel_id": row.channel_id, "actae.key_name": row.key_name,
+        "actae.tool_name": row.tool_name, "actae.execution_id": str(row.id),
+        "actae.status": row.status, "actae.fence": row.fence, "actae.attempt": row.attempt,
+        "actae.ambiguous": row.ambiguous,
+    }
+
+
+class ActaeTracing(observe.Observer):
+    """The observer ``instrument()`` installs: the logging of :class:`actae.observe.Observer`
+    plus a span per call and per run_tool, and execution trace links."""
+
+    def __init__(self, tracer: trace.Tracer) -> None:
+        self.tracer = tracer
+
+    def steps(self, call: calls.Call[Any]) -> observe.Steps:
+        name = observe.call_name(call)
+        parent = trace.get_current_span()
+        attributes: dict[str, Any] = {"db.system.name": "postgresql", "db.operation.name": name}
+        for argument in _ARGUMENTS:
+            value = call.params.get(argument)
+            if value is not None:
+                attributes[f"actae.{argument}"] = str(value)
+        with self.tracer.start_as_current_span(
+            f"actae.{name}", kind=SpanKind.CLIENT, attributes=attributes,
+            record_exception=False, set_status_on_exception=False,
+        ) as span:
+            try:
+                result = yield from super().steps(call)
+            except Exception as error:
+                span.record_exception(error)
+                span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+                if isinstance(error, ActaeError):
+                    span.set_attribute("actae.sqlstate", error.sqlstate)
+                raise
+            if isinstance(result, Claim):
+                yield from self._claimed(span, parent, result, call.params.get("channel_id"))
+            elif isinstance(result, Execution):
+                span.set_attributes(_row_attributes(result))
+            return result
+
+    def _claimed(self, span: Span, parent: Span, claim: Claim, channel_id: Any) -> observe.Steps:
+        row = claim.execution
+        facts = {**_row_attributes(row), "actae.outcome": claim.status}
+        if channel_id is not None and channel_id != row.channel_id:
+            # a fork replaying an inherited result: the row is the ancestor's
+            facts["actae.channel_id"] = str(channel_id)
+            facts["actae.source_channel_id"] = row.channel_id
+        span.set_attributes(facts)
+        owner_span = parent if _plan_span.get() is parent else None
+        if owner_span is not None:
+            owner_span.set_attributes(facts)
+        if claim.status in ("replayed", "reclaimed"):
+            try:
+                earlier: list[ExecutionTrace] = yield calls.get_execution_trace(row.id)
+            except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
+                log.debug("could not read the traces of execution %s: %s", row.id, exc)
+                earlier = []
+            for recorded in earlier:
+                link = Link(_span_context(recorded.traceparent),
+                            {"actae.fence": recorded.fence, "actae.link": "attempt"})
+                for target in (span, owner_span):
+                    if target is not None:
+                        target.add_link(link.context, link.attributes)
+        if claim.owned and claim.claim_token is not None:
+            worker = owner_span or span
+            context = worker.get_span_context()
+            if context.is_valid:
+                try:
+                    yield calls.set_execution_trace(row.id, claim.claim_token,
+                                                    traceparent(context))
+                except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
+                    log.debug("could not record the trace of execution %s: %s", row.id, exc)
+
+    @contextlib.contextmanager
+    def plan(self, name: str, arguments: Mapping[str, Any]) -> Iterator[None]:
+        attributes = {f"actae.{a}": str(arguments[a]) for a in ("channel_id", "key_name",
+                                                                 "tool_name") if a in arguments}
+        with self.tracer.start_as_current_span(
+            f"actae.{name}", kind=SpanKind.INTERNAL, attributes=attributes,
+        ) as span:
+            token = _plan_span.set(span)
+            try:
+                yield
+            finally:
+                _plan_span.reset(token)
+
+
+def instrument(tracer_provider: trace.TracerProvider | None = None) -> ActaeTracing:
+    """Trace every Actae call from now on (see the module docstring); returns the observer."""
+    tracer = trace.get_tracer(TRACER_NAME, tracer_provider=tracer_provider)
+    observe.observer = ActaeTracing(tracer)
+    return observe.observer
+
+
+def uninstrument() -> None:
+    """Back to logging only."""
+    observe.observer = observe.Observer()
