@@ -21,8 +21,10 @@ the claim's own span when claim_execution is called directly) is recorded with
 execution's earlier attempts are read with ``actae.get_execution_trace`` and added as span links
 (attribute ``actae.fence`` on the link) to the claim span and to the run_tool span, so a trace
 viewer goes from a replay, or from the worker that took over after a crash, to the span that did
-the work. These two extra round trips happen only when tracing is on and only on those claims;
-a failure in them is logged at DEBUG and never fails the caller's call.
+the work. These two extra round trips happen only when tracing is on (a recording span) and only on
+those claims (``instrument(link_attempts=False)`` skips the read); a failure in them is logged
+at DEBUG and never fails the caller's call. Spans that do not record (the API's no-op tracer,
+a sampled-out trace) cost no attribute work and no round trip.
 
 ``uninstrument()`` restores plain logging (:mod:`actae.observe`). Logging of takeovers, lost
 leases and cancellations stays on either way.
@@ -77,21 +79,25 @@ class ActaeTracing(observe.Observer):
     """The observer ``instrument()`` installs: the logging of :class:`actae.observe.Observer`
     plus a span per call and per run_tool, and execution trace links."""
 
-    def __init__(self, tracer: trace.Tracer) -> None:
+    def __init__(self, tracer: trace.Tracer, *, link_attempts: bool = True) -> None:
         self.tracer = tracer
+        self.link_attempts = link_attempts
 
     def steps(self, call: calls.Call[Any]) -> observe.Steps:
         name = observe.call_name(call)
         parent = trace.get_current_span()
-        attributes: dict[str, Any] = {"db.system.name": "postgresql", "db.operation.name": name}
-        for argument in _ARGUMENTS:
-            value = call.params.get(argument)
-            if value is not None:
-                attributes[f"actae.{argument}"] = str(value)
         with self.tracer.start_as_current_span(
-            f"actae.{name}", kind=SpanKind.CLIENT, attributes=attributes,
-            record_exception=False, set_status_on_exception=False,
+            f"actae.{name}", kind=SpanKind.CLIENT, record_exception=False,
+            set_status_on_exception=False,
         ) as span:
+            if not span.is_recording():  # a no-op tracer or a sampled-out trace
+                return (yield from super().steps(call))
+            span.set_attribute("db.system.name", "postgresql")
+            span.set_attribute("db.operation.name", name)
+            for argument in _ARGUMENTS:
+                value = call.params.get(argument)
+                if value is not None:
+                    span.set_attribute(f"actae.{argument}", str(value))
             try:
                 result = yield from super().steps(call)
             except Exception as error:
@@ -117,7 +123,7 @@ class ActaeTracing(observe.Observer):
         owner_span = parent if _plan_span.get() is parent else None
         if owner_span is not None:
             owner_span.set_attributes(facts)
-        if claim.status in ("replayed", "reclaimed"):
+        if self.link_attempts and claim.status in ("replayed", "reclaimed"):
             try:
                 earlier: list[ExecutionTrace] = yield calls.get_execution_trace(row.id)
             except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
@@ -153,11 +159,16 @@ class ActaeTracing(observe.Observer):
                 _plan_span.reset(token)
 
 
-def instrument(tracer_provider: trace.TracerProvider | None = None) -> ActaeTracing:
-    """Trace every Actae call from now on (see the module docstring); returns the observer."""
+def instrument(
+    tracer_provider: trace.TracerProvider | None = None, *, link_attempts: bool = True,
+) -> ActaeTracing:
+    """Trace every Actae call from now on (see the module docstring); returns the observer.
+    ``link_attempts=False`` skips reading earlier attempts' traces on replays and takeovers
+    (one round trip each) at the price of their links."""
     tracer = trace.get_tracer(TRACER_NAME, tracer_provider=tracer_provider)
-    observe.observer = ActaeTracing(tracer)
-    return observe.observer
+    observer = ActaeTracing(tracer, link_attempts=link_attempts)
+    observe.observer = observer
+    return observer
 
 
 def uninstrument() -> None:
