@@ -31,7 +31,8 @@ dedup_fields={"charge_customer": ["order_id"]})``, or ``metadata={"actae": {"ded
 [...], "lease_seconds": 30, "durable": False}}`` on the tool. Tool results are stored as JSON
 (``pydantic_core.to_jsonable_python``); a tool returns that JSON form on replay.
 
-Streaming requests (``run_stream``) are not recorded: use ``run``/``run_sync``/``iter``.
+Streamed runs (``run_stream``) go through the same hook: a turn is recorded when its stream
+has completed, and a replayed turn is delivered whole, without calling the model.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from actae import ActaeClient
@@ -154,3 +154,38 @@ def test_non_durable_tool_and_dedup_fields(dsn: str, unique: Callable[..., str])
     assert calls.count("pay") == 1
     assert [(r.tool_name, r.dedup_fields, r.lease_seconds) for r in rows] == [
         ("pay", ["order_id"], 30)]
+
+
+def test_streamed_turns_are_recorded_and_replayed(dsn: str, unique: Callable[..., str]) -> None:
+    streams: list[int] = []
+    tool_runs: list[str] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        streams.append(1)
+        if not any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
+            yield {0: DeltaToolCall(name="weather", json_args='{"city": "Paris"}',
+                                    tool_call_id=f"call_{len(streams)}")}
+        else:
+            yield "It is "
+            yield "sunny."
+
+    async def scenario() -> list[str]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(FunctionModel(stream_function=stream),
+                          capabilities=[ActaeDurability(client)])
+
+            @agent.tool_plain
+            def weather(city: str) -> str:
+                tool_runs.append(city)
+                return "sunny"
+
+            run_id = unique("pai-stream")
+            texts = []
+            for _ in range(2):
+                async with agent.run_stream("weather?", run_id=run_id) as result:
+                    texts.append(await result.get_output())
+            return texts
+
+    assert run(scenario()) == ["It is sunny.", "It is sunny."]
+    assert len(streams) == 2  # the second run replayed both streamed turns
+    assert tool_runs == ["Paris"]
