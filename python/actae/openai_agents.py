@@ -27,8 +27,9 @@ their tools.
 Note the SDK's ``function_tool`` catches a tool's exception and returns an error message to the
 model by default (``failure_error_function``): that message is then the tool's recorded result.
 Pass ``failure_error_function=None`` to let the exception reach Actae (recorded as a failure,
-retried by the next claim unless it is ``actae.PermanentError``). ``Runner.run_streamed`` is not
-recorded (the wrapped model streams live).
+retried by the next claim unless it is ``actae.PermanentError``). ``ActaeRun.run_streamed`` is
+the streamed twin: a live turn streams as usual and is recorded from its ``response.completed``
+event; a replayed turn arrives as that one event.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ from agents import Agent, FunctionTool, ModelResponse, RunConfig, Runner, Usage
 from agents.items import TResponseOutputItem
 from agents.models.interface import Model, ModelTracing
 from agents.tool_context import ToolContext as SdkToolContext
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseUsage,
+)
 from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
@@ -107,8 +114,15 @@ class ActaeRun:
     async def run(self, agent: Agent[Any], input: Any, *, run_config: RunConfig | None = None,
                   **kwargs: Any) -> Any:
         """``Runner.run`` of the durable copy of ``agent``."""
-        return await Runner.run(self.agent(agent), input,
+        return await Runner.run(self.agent(agent, run_config), input,
                                 run_config=self.run_config(run_config), **kwargs)
+
+    def run_streamed(self, agent: Agent[Any], input: Any, *,
+                     run_config: RunConfig | None = None, **kwargs: Any) -> Any:
+        """``Runner.run_streamed`` of the durable copy of ``agent`` (consume its events as
+        usual; replayed turns arrive as one ``response.completed`` event each)."""
+        return Runner.run_streamed(self.agent(agent, run_config), input,
+                                   run_config=self.run_config(run_config), **kwargs)
 
     def run_config(self, run_config: RunConfig | None = None) -> RunConfig:
         """The run config with its ``model`` (when set) recorded too."""
@@ -179,28 +193,43 @@ class ActaeRun:
 
 
 class RecordedModel(Model):
-    """A Model that records each response of the run as an event and replays it on resume."""
+    """A Model that records each response of the run as an event and replays it on resume,
+    streamed or not."""
 
     def __init__(self, wrapped: Model, run: ActaeRun) -> None:
         self.wrapped = wrapped
         self.run = run
+
+    async def _recorded(self, system_instructions: str | None, input: Any) -> tuple[str, str, Any]:
+        """(operation_id, input fingerprint, recorded payload or None) of the next turn."""
+        run = self.run
+        run.turn += 1
+        operation_id = f"model:{run.turn}"
+        digest = _digest(system_instructions, input)
+        recorded = await run.recorded_turn(operation_id)
+        if recorded is not None and recorded.get("input_sha256") != digest:
+            raise ReplayDiverged(
+                f"run {run.run_id!r} model turn {run.turn} was recorded for other input;"
+                " resume with the same input, or use a new run id"
+            )
+        return operation_id, digest, recorded
+
+    async def _record(self, operation_id: str, digest: str, output: Any, usage: Usage,
+                      response_id: str | None) -> None:
+        payload = {
+            "turn": self.run.turn, "input_sha256": digest,
+            "output": _OUTPUT.dump_python(output, mode="json", exclude_unset=True),
+            "usage": _USAGE.dump_python(usage, mode="json"), "response_id": response_id,
+        }
+        await self.run.client.record_event(self.run.run_id, MODEL_EVENT, payload, operation_id)
 
     async def get_response(
         self, system_instructions: str | None, input: Any, model_settings: Any, tools: Any,
         output_schema: Any, handoffs: Any, tracing: ModelTracing, *,
         previous_response_id: str | None, conversation_id: str | None, prompt: Any,
     ) -> ModelResponse:
-        run = self.run
-        run.turn += 1
-        operation_id = f"model:{run.turn}"
-        digest = _digest(system_instructions, input)
-        recorded = await run.recorded_turn(operation_id)
+        operation_id, digest, recorded = await self._recorded(system_instructions, input)
         if recorded is not None:
-            if recorded.get("input_sha256") != digest:
-                raise ReplayDiverged(
-                    f"run {run.run_id!r} model turn {run.turn} was recorded for other input;"
-                    " resume with the same input, or use a new run id"
-                )
             return ModelResponse(
                 output=_OUTPUT.validate_python(recorded["output"]),
                 usage=_USAGE.validate_python(recorded["usage"]),
@@ -211,17 +240,61 @@ class RecordedModel(Model):
             previous_response_id=previous_response_id, conversation_id=conversation_id,
             prompt=prompt,
         )
-        payload = {
-            "turn": run.turn, "input_sha256": digest,
-            "output": _OUTPUT.dump_python(response.output, mode="json", exclude_unset=True),
-            "usage": _USAGE.dump_python(response.usage, mode="json"),
-            "response_id": response.response_id,
-        }
-        await run.client.record_event(run.run_id, MODEL_EVENT, payload, operation_id)
+        await self._record(operation_id, digest, response.output, response.usage,
+                           response.response_id)
         return response
 
-    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        return self.wrapped.stream_response(*args, **kwargs)
+    async def stream_response(  # type: ignore[override]  # an async generator, as the SDK's are
+        self, system_instructions: str | None, input: Any, model_settings: Any, tools: Any,
+        output_schema: Any, handoffs: Any, tracing: ModelTracing, *,
+        previous_response_id: str | None, conversation_id: str | None, prompt: Any,
+    ) -> AsyncIterator[Any]:
+        """Live: the wrapped model's events, then the turn is recorded from its
+        ``response.completed`` event. Replayed: one ``response.completed`` event carrying the
+        recorded output and usage (the turn arrives whole)."""
+        operation_id, digest, recorded = await self._recorded(system_instructions, input)
+        if recorded is not None:
+            yield ResponseCompletedEvent(type="response.completed", sequence_number=0,
+                                         response=_replayed_response(recorded, self.run.turn))
+            return
+        completed: Response | None = None
+        items: list[Any] = []
+        async for event in self.wrapped.stream_response(
+            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
+            previous_response_id=previous_response_id, conversation_id=conversation_id,
+            prompt=prompt,
+        ):
+            if isinstance(event, ResponseCompletedEvent):
+                completed = event.response
+            elif isinstance(event, ResponseOutputItemDoneEvent):
+                items.append(event.item)
+            yield event
+        if completed is not None:  # without it the runner fails the turn: nothing to record
+            await self._record(operation_id, digest, completed.output or items,
+                               _stream_usage(completed.usage), completed.id)
 
     async def close(self) -> None:
         await self.wrapped.close()
+
+
+def _stream_usage(usage: ResponseUsage | None) -> Usage:
+    if usage is None:
+        return Usage(requests=1)
+    return Usage(requests=1, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                 total_tokens=usage.total_tokens,
+                 input_tokens_details=usage.input_tokens_details,
+                 output_tokens_details=usage.output_tokens_details)
+
+
+def _replayed_response(recorded: Any, turn: int) -> Response:
+    usage = _USAGE.validate_python(recorded["usage"])
+    return Response.model_construct(
+        id=recorded.get("response_id") or f"actae-replay-{turn}", object="response",
+        created_at=0, model="", parallel_tool_calls=False, tool_choice="auto", tools=[],
+        output=_OUTPUT.validate_python(recorded["output"]),
+        usage=ResponseUsage(
+            input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+            total_tokens=usage.total_tokens,
+            input_tokens_details=usage.input_tokens_details,
+            output_tokens_details=usage.output_tokens_details),
+    )

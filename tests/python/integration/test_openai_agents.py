@@ -15,9 +15,13 @@ import pytest
 from agents import Agent, ModelResponse, Usage, function_tool, set_tracing_disabled
 from agents.models.interface import Model
 from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseCreatedEvent,
     ResponseFunctionToolCall,
     ResponseOutputMessage,
     ResponseOutputText,
+    ResponseUsage,
 )
 
 from actae import ActaeClient
@@ -54,8 +58,20 @@ class FakeModel(Model):
                              usage=Usage(requests=1, input_tokens=100, output_tokens=7,
                                          total_tokens=107))
 
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+    async def stream_response(self, system_instructions: str | None, input: Any,
+                              *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+        response = Response.model_construct(
+            id=f"resp_{self.calls}", object="response", created_at=0, model="fake",
+            parallel_tool_calls=False, tool_choice="auto", tools=[],
+            output=[self.script(items)], usage=ResponseUsage(
+                input_tokens=100, output_tokens=7, total_tokens=107,
+                input_tokens_details=Usage().input_tokens_details,
+                output_tokens_details=Usage().output_tokens_details))
+        yield ResponseCreatedEvent(type="response.created", sequence_number=0, response=response)
+        yield ResponseCompletedEvent(type="response.completed", sequence_number=1,
+                                     response=response)
 
 
 def outputs(items: list[Any]) -> list[Any]:
@@ -186,3 +202,35 @@ def test_tool_failures(dsn: str, unique: Callable[..., str]) -> None:
     assert final.startswith("An error occurred") and final.endswith(" / ok")
     assert attempts == ["reported", "raised", "raised"]
     assert rows == [("raised", "completed", 2), ("reported", "completed", 1)]
+
+
+def test_streamed_runs_are_recorded_and_replayed(dsn: str, unique: Callable[..., str]) -> None:
+    runs: list[str] = []
+
+    @function_tool
+    def lookup(order_id: str) -> str:
+        runs.append(order_id)
+        return f"order {order_id}: delivered"
+
+    model = FakeModel(lambda items: message(outputs(items)[-1]) if outputs(items)
+                      else tool_call("lookup", {"order_id": "7"}, "call_s"))
+    agent = Agent(name="streamer", model=model, tools=[lookup])
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-stream")
+            finals, kinds = [], []
+            for _ in range(2):
+                result = ActaeRun(client, run_id).run_streamed(agent, "where is order 7?")
+                kinds.append([e.type async for e in result.stream_events()])
+                finals.append(result.final_output)
+            events = [(e.operation_id, e.payload["usage"]["total_tokens"])
+                      async for e in client.iter_events(run_id)]
+            assert events == [("model:1", 107), ("model:2", 107)]
+            return finals, kinds
+
+    finals, kinds = run(scenario())
+    assert finals == ["order 7: delivered", "order 7: delivered"]
+    assert model.calls == 2  # the second, streamed run replayed both turns
+    assert runs == ["7"]
+    assert "raw_response_event" in kinds[1] and "run_item_stream_event" in kinds[1]
