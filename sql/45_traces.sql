@@ -13,13 +13,7 @@ create or replace function actae.set_execution_trace(
     p_execution_id uuid,
     p_claim_token uuid,
     p_traceparent text
-) returns table (
-    execution_id uuid,
-    channel_id text,
-    fence bigint,
-    traceparent text,
-    recorded_at timestamptz
-)
+) returns actae.execution_traces
 language plpgsql
 volatile
 security definer
@@ -28,6 +22,7 @@ as $$
 declare
     v_channel_id text;
     v_fence bigint;
+    v_row actae.execution_traces;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
@@ -51,14 +46,14 @@ begin
     if not found then
         perform actae._fenced_error(p_execution_id, p_claim_token, 'trace');
     end if;
-    return query
     insert into actae.execution_traces as t (
         channel_id, execution_id, fence, traceparent, recorded_at
     )
     values (v_channel_id, p_execution_id, v_fence, p_traceparent, clock_timestamp())
     on conflict on constraint execution_traces_pkey do update
         set traceparent = excluded.traceparent, recorded_at = excluded.recorded_at
-    returning t.execution_id, t.channel_id, t.fence, t.traceparent, t.recorded_at;
+    returning t.* into v_row;
+    return v_row;
 end;
 $$;
 
@@ -70,13 +65,7 @@ $$;
 -- Raises: AC400 missing execution_id, AC404 unknown execution.
 create or replace function actae.get_execution_trace(
     p_execution_id uuid
-) returns table (
-    execution_id uuid,
-    channel_id text,
-    fence bigint,
-    traceparent text,
-    recorded_at timestamptz
-)
+) returns setof actae.execution_traces
 language plpgsql
 stable
 security definer
@@ -94,7 +83,7 @@ begin
         );
     end if;
     return query
-    select t.execution_id, t.channel_id, t.fence, t.traceparent, t.recorded_at
+    select t.*
     from actae.execution_traces as t
     where t.execution_id = p_execution_id
     order by t.fence;

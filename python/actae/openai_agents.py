@@ -34,7 +34,6 @@ event; a replayed turn arrives as that one event.
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import hashlib
 import json
@@ -54,8 +53,8 @@ from openai.types.responses import (
 from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
+from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
-from actae.errors import NotFound
 from actae.tools import ToolContext
 
 __all__ = ["MODEL_EVENT", "ActaeRun", "RecordedModel", "ReplayDiverged", "current_tool"]
@@ -65,16 +64,6 @@ MODEL_EVENT = "openai_agents.model_response"
 
 _OUTPUT = TypeAdapter(list[TResponseOutputItem])
 _USAGE = TypeAdapter(Usage)
-_current: contextvars.ContextVar[ToolContext | None] = contextvars.ContextVar(
-    "actae_openai_agents_tool", default=None
-)
-
-
-def current_tool() -> ToolContext | None:
-    """The Actae ToolContext of the tool call running in this task (None outside one)."""
-    return _current.get()
-
-
 class ReplayDiverged(RuntimeError):
     """A recorded model turn was asked for with different input: the run was resumed with
     another prompt or agent. Use a new run id (or a fork) instead."""
@@ -161,11 +150,8 @@ class ActaeRun:
 
         async def on_invoke_tool(ctx: SdkToolContext[Any], raw: str) -> Any:
             async def body(actx: ToolContext) -> Any:
-                token = _current.set(actx)
-                try:
+                with running(actx):
                     return to_jsonable_python(await invoke(ctx, raw))
-                finally:
-                    _current.reset(token)
 
             params = json.loads(raw) if raw else {}
             if not isinstance(params, dict):
@@ -181,14 +167,7 @@ class ActaeRun:
     async def recorded_turn(self, operation_id: str) -> Any:
         """The recorded payload of a model turn, or None."""
         if self._recorded is None:
-            recorded: dict[str, Any] = {}
-            try:
-                async for event in self.client.iter_events(self.run_id):
-                    if event.event_type == MODEL_EVENT and event.operation_id:
-                        recorded[event.operation_id] = event.payload
-            except NotFound:
-                pass  # a new run: its channel is created by its first event
-            self._recorded = recorded
+            self._recorded = await recorded_turns(self.client, self.run_id, MODEL_EVENT)
         return self._recorded.get(operation_id)
 
 

@@ -86,12 +86,13 @@ class ActaeTracing(observe.Observer):
     def steps(self, call: calls.Call[Any]) -> observe.Steps:
         name = observe.call_name(call)
         parent = trace.get_current_span()
-        with self.tracer.start_as_current_span(
-            f"actae.{name}", kind=SpanKind.CLIENT, record_exception=False,
-            set_status_on_exception=False,
-        ) as span:
-            if not span.is_recording():  # a no-op tracer or a sampled-out trace
-                return (yield from super().steps(call))
+        # Not made current: nothing runs inside a call span, and attaching a context costs
+        # more than the span itself. Its parent is the current span (e.g. run_tool's).
+        span = self.tracer.start_span(f"actae.{name}", kind=SpanKind.CLIENT)
+        if not span.is_recording():  # a no-op tracer or a sampled-out trace
+            span.end()
+            return (yield from super().steps(call))
+        try:
             span.set_attribute("db.system.name", "postgresql")
             span.set_attribute("db.operation.name", name)
             for argument in _ARGUMENTS:
@@ -111,6 +112,8 @@ class ActaeTracing(observe.Observer):
             elif isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
             return result
+        finally:
+            span.end()
 
     def _claimed(self, span: Span, parent: Span, claim: Claim, channel_id: Any) -> observe.Steps:
         row = claim.execution

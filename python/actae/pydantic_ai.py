@@ -37,7 +37,6 @@ has completed, and a replayed turn is delivered whole, without calling the model
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -62,6 +61,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_core import to_jsonable_python
 
+from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
 from actae.tools import ToolContext
 
@@ -74,17 +74,6 @@ MODEL_EVENT = "pydantic_ai.model_response"
 _OUTCOMES: dict[str, type[Exception]] = {
     "__actae_model_retry__": ModelRetry, "__actae_tool_failed__": ToolFailed,
 }
-
-_current: contextvars.ContextVar[ToolContext | None] = contextvars.ContextVar(
-    "actae_pydantic_ai_tool", default=None
-)
-
-
-def current_tool() -> ToolContext | None:
-    """The Actae ToolContext of the tool call running in this task (None outside one):
-    ``current_tool().idempotency_key`` is what to hand the provider."""
-    return _current.get()
-
 
 def turn_operation(run_step: int) -> str:
     """The operation_id a model turn is recorded under."""
@@ -150,17 +139,7 @@ class ActaeDurability(AbstractCapability[Any]):
 
     async def _recorded_turns(self, channel_id: str) -> dict[str, Any]:
         if self._recorded is None:
-            recorded: dict[str, Any] = {}
-            try:
-                async for event in self.client.iter_events(channel_id):
-                    if event.event_type == MODEL_EVENT and event.operation_id:
-                        recorded[event.operation_id] = event.payload
-            except Exception as exc:  # a new run: its channel does not exist yet
-                from actae.errors import NotFound
-
-                if not isinstance(exc, NotFound):
-                    raise
-            self._recorded = recorded
+            self._recorded = await recorded_turns(self.client, channel_id, MODEL_EVENT)
         return self._recorded
 
     async def wrap_model_request(
@@ -207,9 +186,9 @@ class ActaeDurability(AbstractCapability[Any]):
         raised: list[Exception] = []
 
         async def body(actx: ToolContext) -> Any:
-            token = _current.set(actx)
             try:
-                return to_jsonable_python(await handler(args))
+                with running(actx):
+                    return to_jsonable_python(await handler(args))
             except (ToolRetryError, ToolFailedError) as error:  # outcomes the model sees
                 cause = error.__cause__
                 for mark, kind in _OUTCOMES.items():
@@ -217,8 +196,6 @@ class ActaeDurability(AbstractCapability[Any]):
                         raised.append(error)
                         return {mark: cause.message}  # type: ignore[attr-defined]
                 raise
-            finally:
-                _current.reset(token)
 
         result = await self.client.run_tool(
             body, channel_id=self._channel(ctx),

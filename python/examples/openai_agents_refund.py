@@ -15,7 +15,6 @@ import asyncio
 import json
 import os
 import sys
-import time
 import uuid
 from typing import Any
 
@@ -71,20 +70,13 @@ def build_agent(model: ScriptedModel, provider: story.RefundProvider, crash_afte
     @function_tool
     def lookup_order(order_id: str) -> dict[str, Any]:
         """Find the order."""
-        return {"order_id": order_id, "amount_cents": 4200, "status": "delivered"}
+        return story.lookup(order_id)
 
     @function_tool(failure_error_function=None)  # let a failure reach Actae, not the model
     def refund_payment(order_id: str, amount_cents: int) -> dict[str, Any]:
         """Refund the payment; the provider deduplicates on Actae's idempotency key."""
-        tool = current_tool()
-        assert tool is not None
-        refund = provider.refund(tool.idempotency_key, order_id, amount_cents)
-        story.fact(refunded=refund, key=tool.idempotency_key, attempt=tool.attempt,
-                   ambiguous=tool.ambiguous)
-        if crash_after_refund:
-            story.fact(ready=True)  # the driver SIGKILLs this process now
-            time.sleep(60)
-        return refund
+        return story.refund(provider, current_tool(), order_id, amount_cents,
+                            crash_after_refund)
 
     @function_tool
     def send_receipt(order_id: str) -> str:

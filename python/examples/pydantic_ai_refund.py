@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import time
 import uuid
 from typing import Any
 
@@ -59,20 +58,13 @@ def build_agent(client: ActaeClient, provider: story.RefundProvider, calls: list
     @agent.tool_plain
     def lookup_order(order_id: str) -> dict[str, Any]:
         """Find the order."""
-        return {"order_id": order_id, "amount_cents": 4200, "status": "delivered"}
+        return story.lookup(order_id)
 
     @agent.tool_plain
     def refund_payment(order_id: str, amount_cents: int) -> dict[str, Any]:
         """Refund the payment; the provider deduplicates on Actae's idempotency key."""
-        tool = current_tool()
-        assert tool is not None
-        refund = provider.refund(tool.idempotency_key, order_id, amount_cents)
-        story.fact(refunded=refund, key=tool.idempotency_key, attempt=tool.attempt,
-                   ambiguous=tool.ambiguous)
-        if crash_after_refund:
-            story.fact(ready=True)  # the driver SIGKILLs this process now
-            time.sleep(60)
-        return refund
+        return story.refund(provider, current_tool(), order_id, amount_cents,
+                            crash_after_refund)
 
     @agent.tool_plain
     def send_receipt(order_id: str) -> str:

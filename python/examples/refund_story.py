@@ -22,12 +22,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from typing import Any
 
 import psycopg
 
-from actae import ActaeClient
+from actae import ActaeClient, ToolContext
 
 LEASE_SECONDS = 2
 ORDER = {"order_id": "4471", "amount_cents": 4200}
@@ -91,6 +92,24 @@ class RefundProvider:
             row = conn.execute(f"select count(*) from refund_provider.{table}"
                                " where provider_key = %s", (key,)).fetchone()
         return int(row[0]) if row else 0
+
+
+def lookup(order_id: str) -> dict[str, Any]:
+    """What the lookup_order tool answers."""
+    return {"order_id": order_id, "amount_cents": 4200, "status": "delivered"}
+
+
+def refund(provider: RefundProvider, tool: ToolContext | None, order_id: str,
+           amount_cents: int, crash_after_refund: bool) -> dict[str, Any]:
+    """The refund_payment tool: refund under Actae's idempotency key, tell the driver, and
+    wait to be SIGKILLed when asked to crash after the refund."""
+    assert tool is not None, "refund_payment runs only as a durable tool"
+    done = provider.refund(tool.idempotency_key, order_id, amount_cents)
+    fact(refunded=done, key=tool.idempotency_key, attempt=tool.attempt, ambiguous=tool.ambiguous)
+    if crash_after_refund:
+        fact(ready=True)  # the driver SIGKILLs this process now
+        time.sleep(60)
+    return done
 
 
 def worker_args(argv: list[str]) -> tuple[str, bool, str]:

@@ -5,7 +5,6 @@ the prefix's model turns and tools. The workers are the examples under python/ex
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -18,29 +17,27 @@ import psycopg
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "python" / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import refund_story as story  # noqa: E402  - the examples' shared driver helpers
+
 FRAMEWORKS = ["pydantic_ai_refund.py", "openai_agents_refund.py"]
-TURN_TOKENS = 1500 + 60  # what the examples' scripted models charge per turn
+TURN_TOKENS = story.INPUT_TOKENS + story.OUTPUT_TOKENS  # per scripted model turn
 
 
 def start(example: str, dsn: str, run_id: str, *flags: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(EXAMPLES / example), "worker", run_id, *flags],
-                            stdout=subprocess.PIPE, text=True, env={**os.environ, "ACTAE_DSN": dsn})
+    return story.start(str(EXAMPLES / example), dsn, run_id, *flags)
 
 
 def read_facts(proc: subprocess.Popen[str], until: str | None = None) -> list[dict[str, Any]]:
-    assert proc.stdout is not None
-    facts: list[dict[str, Any]] = []
-    for line in proc.stdout:
-        if line.startswith("@ "):
-            facts.append(json.loads(line[2:]))
-            if until is not None and until in facts[-1]:
-                return facts
-    assert proc.wait(timeout=60) == 0, f"worker failed: {facts}"
+    facts = story.facts_of(proc, until)
+    assert until is not None or proc.returncode == 0, f"worker failed: {facts}"
     return facts
 
 
 def fact(facts: list[dict[str, Any]], key: str) -> Any:
-    return next(f[key] for f in facts if key in f)
+    value = story.one(facts, key)
+    assert value is not None, f"no fact {key!r} in {facts}"
+    return value
 
 
 def provider_count(conn: psycopg.Connection[Any], table: str, key: str) -> int:
