@@ -86,7 +86,8 @@ def _digest(system_instructions: str | None, input: Any) -> str:
 
 class ActaeRun:
     """One durable agent run: its channel (``run_id``), its model-turn counter and its
-    recorded turns. Use one ActaeRun per ``Runner.run``."""
+    recorded turns. Each ``run``/``run_streamed`` starts counting turns from 1, so calling it
+    again replays the run; do not run two at once on one ActaeRun."""
 
     def __init__(
         self, client: ActaeClient, run_id: str, *,
@@ -103,6 +104,7 @@ class ActaeRun:
     async def run(self, agent: Agent[Any], input: Any, *, run_config: RunConfig | None = None,
                   **kwargs: Any) -> Any:
         """``Runner.run`` of the durable copy of ``agent``."""
+        self._restart()
         return await Runner.run(self.agent(agent, run_config), input,
                                 run_config=self.run_config(run_config), **kwargs)
 
@@ -110,8 +112,14 @@ class ActaeRun:
                      run_config: RunConfig | None = None, **kwargs: Any) -> Any:
         """``Runner.run_streamed`` of the durable copy of ``agent`` (consume its events as
         usual; replayed turns arrive as one ``response.completed`` event each)."""
+        self._restart()
         return Runner.run_streamed(self.agent(agent, run_config), input,
                                    run_config=self.run_config(run_config), **kwargs)
+
+    def _restart(self) -> None:
+        """Count turns from 1 again and re-read the ledger (a run, or the same run again)."""
+        self.turn = 0
+        self._recorded = None
 
     def run_config(self, run_config: RunConfig | None = None) -> RunConfig:
         """The run config with its ``model`` (when set) recorded too."""

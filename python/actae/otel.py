@@ -44,15 +44,17 @@ from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, Statu
 from actae import calls, observe
 from actae.errors import ActaeError
 from actae.models import Claim, Execution, ExecutionTrace
+from actae.tools import compensation_key
 
 __all__ = ["TRACER_NAME", "ActaeTracing", "instrument", "traceparent", "uninstrument"]
 
 TRACER_NAME = "actae"
 _ARGUMENTS = ("channel_id", "key_name", "tool_name", "execution_id")
 log = logging.getLogger("actae.otel")
-#: the span of the run_tool / compensate in progress in this context
-_plan_span: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
-    "actae_otel_plan_span", default=None)
+#: the span of the run_tool / compensate in progress in this context, with the (channel_id,
+#: key_name) pairs its own claims use
+_plan_span: contextvars.ContextVar[tuple[Span, frozenset[tuple[Any, Any]]] | None] = \
+    contextvars.ContextVar("actae_otel_plan_span", default=None)
 
 
 def traceparent(context: SpanContext) -> str:
@@ -108,14 +110,26 @@ class ActaeTracing(observe.Observer):
                     span.set_attribute("actae.sqlstate", error.sqlstate)
                 raise
             if isinstance(result, Claim):
-                yield from self._claimed(span, parent, result, call.params.get("channel_id"))
+                yield from self._claimed(span, self._plan_of(parent, call), result,
+                                         call.params.get("channel_id"))
             elif isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
             return result
         finally:
             span.end()
 
-    def _claimed(self, span: Span, parent: Span, claim: Claim, channel_id: Any) -> observe.Steps:
+    @staticmethod
+    def _plan_of(parent: Span, call: calls.Call[Any]) -> Span | None:
+        """The run_tool span this claim belongs to: the current span, when it is the span of
+        a run_tool claiming this very key (not a tool inside it claiming another)."""
+        plan = _plan_span.get()
+        if plan is None or plan[0] is not parent:
+            return None
+        key = (call.params.get("channel_id"), call.params.get("key_name"))
+        return parent if key in plan[1] else None
+
+    def _claimed(self, span: Span, owner_span: Span | None, claim: Claim,
+                 channel_id: Any) -> observe.Steps:
         row = claim.execution
         facts = {**_row_attributes(row), "actae.outcome": claim.status}
         if channel_id is not None and channel_id != row.channel_id:
@@ -123,7 +137,6 @@ class ActaeTracing(observe.Observer):
             facts["actae.channel_id"] = str(channel_id)
             facts["actae.source_channel_id"] = row.channel_id
         span.set_attributes(facts)
-        owner_span = parent if _plan_span.get() is parent else None
         if owner_span is not None:
             owner_span.set_attributes(facts)
         if self.link_attempts and claim.status in ("replayed", "reclaimed"):
@@ -155,7 +168,9 @@ class ActaeTracing(observe.Observer):
         with self.tracer.start_as_current_span(
             f"actae.{name}", kind=SpanKind.INTERNAL, attributes=attributes,
         ) as span:
-            token = _plan_span.set(span)
+            channel, key = arguments.get("channel_id"), arguments.get("key_name")
+            keys = frozenset({(channel, key), (channel, compensation_key(str(key)))})
+            token = _plan_span.set((span, keys))
             try:
                 yield
             finally:

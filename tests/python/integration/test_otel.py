@@ -246,3 +246,27 @@ def test_off_means_no_spans_and_none_means_no_logs(
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+def test_a_claim_made_inside_a_tool_does_not_take_the_run_tool_span(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    channel = unique("otel-nested")
+    with SyncActaeClient(dsn, max_size=3) as client:
+        def outer(ctx: Any) -> str:
+            inner = client.claim_execution(channel, "inner", "t", {})
+            client.complete_execution(inner.execution.id, inner.claim_token, "i")
+            return "o"
+
+        client.run_tool(outer, channel_id=channel, key_name="outer", tool_name="t", params={})
+        inner_id = client.get_execution(channel_id=channel, key_name="inner").id
+        outer_id = client.get_execution(channel_id=channel, key_name="outer").id
+        traces = {"inner": client.get_execution_trace(inner_id),
+                  "outer": client.get_execution_trace(outer_id)}
+    run_span = only(spans, "actae.run_tool")
+    assert dict(run_span.attributes or {})["actae.key_name"] == "outer"
+    inner_claim = [s for s in named(spans, "actae.claim_execution")
+                   if dict(s.attributes or {})["actae.key_name"] == "inner"][0]
+    assert [t.traceparent for t in traces["outer"]] == [actae.otel.traceparent(run_span.context)]
+    assert [t.traceparent for t in traces["inner"]] == [
+        actae.otel.traceparent(inner_claim.context)]
