@@ -34,7 +34,7 @@ def run(coro: Any) -> Any:
 def test_test_model_run_replays_fully_on_second_run(dsn: str, unique: Callable[..., str]) -> None:
     calls: list[str] = []
 
-    async def scenario() -> tuple[str, str, int]:
+    async def scenario() -> tuple[str, str, Any]:
         async with ActaeClient(dsn, max_size=2) as client:
             model = TestModel()
             agent = Agent(model, capabilities=[ActaeDurability(client)])
@@ -48,13 +48,14 @@ def test_test_model_run_replays_fully_on_second_run(dsn: str, unique: Callable[.
 
             run_id = unique("pai-test-model")
             first = await agent.run("weather?", run_id=run_id)
-            requests_after_first = len(model.last_model_request_parameters.function_tools) \
-                if model.last_model_request_parameters else 0
+            assert model.last_model_request_parameters is not None  # the model was asked
+            model.last_model_request_parameters = None
             second = await agent.run("weather?", run_id=run_id)
-            return first.output, second.output, requests_after_first
+            return first.output, second.output, model.last_model_request_parameters
 
-    first, second, _ = run(scenario())
+    first, second, asked_again = run(scenario())
     assert first == second
+    assert asked_again is None  # TestModel was not called by the second run
     assert len(calls) == 1  # the tool ran once; the second run replayed it
 
 
