@@ -64,6 +64,8 @@ MODEL_EVENT = "openai_agents.model_response"
 
 _OUTPUT = TypeAdapter(list[TResponseOutputItem])
 _USAGE = TypeAdapter(Usage)
+
+
 class ReplayDiverged(RuntimeError):
     """A recorded model turn was asked for with different input: the run was resumed with
     another prompt or agent. Use a new run id (or a fork) instead."""

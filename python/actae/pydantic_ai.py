@@ -75,6 +75,7 @@ _OUTCOMES: dict[str, type[Exception]] = {
     "__actae_model_retry__": ModelRetry, "__actae_tool_failed__": ToolFailed,
 }
 
+
 def turn_operation(run_step: int) -> str:
     """The operation_id a model turn is recorded under."""
     return f"model:{run_step}"
