@@ -21,10 +21,13 @@ the claim's own span when claim_execution is called directly) is recorded with
 execution's earlier attempts are read with ``actae.get_execution_trace`` and added as span links
 (attribute ``actae.fence`` on the link) to the claim span and to the run_tool span, so a trace
 viewer goes from a replay, or from the worker that took over after a crash, to the span that did
-the work. These two extra round trips happen only when tracing is on (a recording span) and only on
-those claims (``instrument(link_attempts=False)`` skips the read); a failure in them is logged
-at DEBUG and never fails the caller's call. Spans that do not record (the API's no-op tracer,
-a sampled-out trace) cost no attribute work and no round trip.
+the work. These two extra round trips happen only when tracing is on (a recording span) and
+only on those claims (``instrument(link_attempts=False)`` skips the read); a failure in them is
+logged at DEBUG and never fails the caller's call. A claim made inside the caller's own
+transaction (``conn=``) gets its span and attributes but neither: on another connection they
+could wait for that transaction's row locks, and on the same one an error would abort it.
+Spans that do not record (the API's no-op tracer, a sampled-out trace) cost no attribute work
+and no round trip.
 
 ``uninstrument()`` restores plain logging (:mod:`actae.observe`). Logging of takeovers, lost
 leases and cancellations stays on either way.
@@ -110,8 +113,7 @@ class ActaeTracing(observe.Observer):
                     span.set_attribute("actae.sqlstate", error.sqlstate)
                 raise
             if isinstance(result, Claim):
-                yield from self._claimed(span, self._plan_of(parent, call), result,
-                                         call.params.get("channel_id"))
+                yield from self._claimed(span, self._plan_of(parent, call), result, call)
             elif isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
             return result
@@ -129,8 +131,12 @@ class ActaeTracing(observe.Observer):
         return parent if key in plan[1] else None
 
     def _claimed(self, span: Span, owner_span: Span | None, claim: Claim,
-                 channel_id: Any) -> observe.Steps:
+                 call: calls.Call[Any]) -> observe.Steps:
+        """Attributes and links of a claim. The trace read and write run on pooled connections
+        of their own, and not at all for a claim made inside the caller's transaction
+        (conn=): they could block on its row locks or abort it with an error."""
         row = claim.execution
+        channel_id = call.params.get("channel_id")
         facts = {**_row_attributes(row), "actae.outcome": claim.status}
         if channel_id is not None and channel_id != row.channel_id:
             # a fork replaying an inherited result: the row is the ancestor's
@@ -139,6 +145,8 @@ class ActaeTracing(observe.Observer):
         span.set_attributes(facts)
         if owner_span is not None:
             owner_span.set_attributes(facts)
+        if call.conn is not None:
+            return
         if self.link_attempts and claim.status in ("replayed", "reclaimed"):
             try:
                 earlier: list[ExecutionTrace] = yield calls.get_execution_trace(row.id)

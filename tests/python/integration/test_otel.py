@@ -270,3 +270,17 @@ def test_a_claim_made_inside_a_tool_does_not_take_the_run_tool_span(
     assert [t.traceparent for t in traces["outer"]] == [actae.otel.traceparent(run_span.context)]
     assert [t.traceparent for t in traces["inner"]] == [
         actae.otel.traceparent(inner_claim.context)]
+
+
+def test_a_claim_inside_the_callers_transaction_gets_a_span_but_no_stored_trace(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    channel = unique("otel-tx")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        with psycopg.connect(dsn) as tx:  # one transaction, committed at the end of the block
+            claim = client.claim_execution(channel, "k", "t", {}, conn=tx)
+            client.complete_execution(claim.execution.id, claim.claim_token, "done", conn=tx)
+        assert client.get_execution(channel_id=channel, key_name="k").status == "completed"
+        assert client.get_execution_trace(claim.execution.id) == []
+    claim_span = only(spans, "actae.claim_execution")
+    assert dict(claim_span.attributes or {})["actae.outcome"] == "claimed"
