@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import threading
 from collections.abc import Callable
@@ -35,7 +36,9 @@ class ThreadRun:
         self.fn, self.ctx, self.on_done = fn, ctx, on_done
         self.done = threading.Event()
         self.outcome: Outcome | None = None
-        self.thread = threading.Thread(target=self._main, name="actae-tool", daemon=True)
+        # The caller's context (e.g. its trace span) goes with the tool into the thread.
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._main,),
+                                       name="actae-tool", daemon=True)
         self.thread.start()
 
     def _main(self) -> None:

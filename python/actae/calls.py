@@ -22,6 +22,7 @@ from actae.models import (
     Event,
     EventRecorded,
     Execution,
+    ExecutionTrace,
     ForkResult,
     StateSnapshot,
     Transition,
@@ -490,3 +491,19 @@ def list_runs(
 def queue_topic(queue: str, *, conn: Any = None) -> Call[str]:
     """The LISTEN topic on which a queue announces runs that became due now."""
     return Call(QUEUE_TOPIC, {"queue": queue}, lambda rows: rows[0]["topic"], conn)
+SET_EXECUTION_TRACE = _sql("set_execution_trace", "execution_id::uuid", "claim_token::uuid",
+                           "traceparent::text")
+GET_EXECUTION_TRACE = _sql("get_execution_trace", "execution_id::uuid")
+
+
+def set_execution_trace(
+    execution_id: UUID, claim_token: UUID, traceparent: str, *, conn: Any = None
+) -> Call[ExecutionTrace]:
+    """Record the traceparent of the span running the caller's attempt (see actae.otel)."""
+    return Call(SET_EXECUTION_TRACE, {"execution_id": execution_id, "claim_token": claim_token,
+                                      "traceparent": traceparent}, _one(ExecutionTrace), conn)
+
+
+def get_execution_trace(execution_id: UUID, *, conn: Any = None) -> Call[list[ExecutionTrace]]:
+    """The traceparents recorded for an execution's attempts, in fence order."""
+    return Call(GET_EXECUTION_TRACE, {"execution_id": execution_id}, _many(ExecutionTrace), conn)

@@ -21,7 +21,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from actae import _runtime, calls, plans
+from actae import _runtime, calls, observe, plans
 from actae.errors import ConnectionFailed, map_error
 from actae.models import Event
 from actae.plans import tools as tool_plans
@@ -55,7 +55,11 @@ def _async_plan(
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
     @functools.wraps(factory)
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await self.drive(factory(*args, **kwargs))
+        watcher = observe.observer
+        if watcher is None:
+            return await self.drive(factory(*args, **kwargs))
+        with watcher.plan(factory.__name__, kwargs):
+            return await self.drive(factory(*args, **kwargs))
 
     return method
 
@@ -65,7 +69,11 @@ def _sync_plan(
 ) -> Callable[Concatenate[SyncActaeClient, P], T]:
     @functools.wraps(factory)
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self.drive(factory(*args, **kwargs))
+        watcher = observe.observer
+        if watcher is None:
+            return self.drive(factory(*args, **kwargs))
+        with watcher.plan(factory.__name__, kwargs):
+            return self.drive(factory(*args, **kwargs))
 
     return method
 
@@ -134,7 +142,14 @@ class ActaeClient:
         await self.close()
 
     async def run(self, call: calls.Call[T]) -> T:
-        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        """Execute one call (on call.conn, or a pooled connection) and map errors; the call
+        is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        watcher = observe.observer
+        if watcher is None:
+            return await self._run(call)
+        return await watcher.arun(self._run, call)  # type: ignore[no-any-return]
+
+    async def _run(self, call: calls.Call[T]) -> T:
         try:
             if call.conn is not None:
                 return await self._execute(call.conn, call)
@@ -216,6 +231,8 @@ class ActaeClient:
     get_run = _async_method(calls.get_run)
     list_runs = _async_method(calls.list_runs)
     queue_topic = _async_method(calls.queue_topic)
+    set_execution_trace = _async_method(calls.set_execution_trace)
+    get_execution_trace = _async_method(calls.get_execution_trace)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -299,7 +316,14 @@ class SyncActaeClient:
         self.close()
 
     def run(self, call: calls.Call[T]) -> T:
-        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        """Execute one call (on call.conn, or a pooled connection) and map errors; the call
+        is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        watcher = observe.observer
+        if watcher is None:
+            return self._run(call)
+        return watcher.run(self._run, call)  # type: ignore[no-any-return]
+
+    def _run(self, call: calls.Call[T]) -> T:
         try:
             if call.conn is not None:
                 return self._execute(call.conn, call)
@@ -381,6 +405,8 @@ class SyncActaeClient:
     get_run = _sync_method(calls.get_run)
     list_runs = _sync_method(calls.list_runs)
     queue_topic = _sync_method(calls.queue_topic)
+    set_execution_trace = _sync_method(calls.set_execution_trace)
+    get_execution_trace = _sync_method(calls.get_execution_trace)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

@@ -96,7 +96,8 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
     """Strategy for each argument name of the driver's call builders. A builder with an
     argument missing here fails the test: every argument is covered."""
     texts = {name: any_text for name in (
-        "key_name", "tool_name", "event_type", "operation_id", "error", "reason", "status")}
+        "key_name", "tool_name", "event_type", "operation_id", "error", "reason", "status",
+        "traceparent")}
     jsons = {name: any_json for name in ("params", "result", "payload", "state", "metadata")}
     ints = {name: any_int for name in (
         "lease_seconds", "seconds", "max_rows", "max_events", "batch_size", "expected_cursor",
