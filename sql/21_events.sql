@@ -46,7 +46,8 @@ $$;
 
 -- actae._append — append one event (and, with p_with_state, the next state snapshot) to a
 -- channel locked by the caller, record the operation_id, and NOTIFY the channel's topic
--- while the channel is watched (actae.watch_channel).
+-- while the channel is watched (actae.watch_channel); an event a waiting run of the
+-- channel waits for wakes it (actae._wake_run, one column compared when none waits).
 -- Guarantees: cursor = head + 1 (gapless: the caller holds the channel row lock), version =
 -- state_version + 1, chain_sha256 = sha256(previous chain || ':' || cursor || ':' ||
 -- event_type || ':' || payload::text), all in the caller's transaction.
@@ -98,6 +99,10 @@ begin
     end if;
     if p_channel.watched_until > v_now then
         perform pg_notify(actae._topic(p_channel.channel_id), v_cursor::text);
+    end if;
+    if p_channel.wake_event_type = p_event_type then
+        -- A parked run of this channel waits for this event type (sql/40_runs.sql).
+        perform actae._wake_run(p_channel.channel_id, p_event_type, v_now);
     end if;
     return row(v_cursor, v_version, null, v_now)::actae.transition_result;
 end;
