@@ -33,6 +33,14 @@ begin
                 'grant execute on function %s to actae_auditor', v_function.signature
             );
         end if;
+        -- The console reads (sql/60_console.sql); annotate_channel is agent-only.
+        if v_function.name in (
+            'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail'
+        ) then
+            execute format(
+                'grant execute on function %s to actae_auditor', v_function.signature
+            );
+        end if;
     end loop;
 end;
 $grants$;
