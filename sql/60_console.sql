@@ -711,3 +711,25 @@ begin
     return null;
 end;
 $$;
+
+-- actae.follow_channel — watch_channel for readers (actae_auditor may call it): have an
+-- existing channel's appends NOTIFY its topic for the next p_seconds; returns the topic.
+-- Guarantees: as watch_channel (LISTEN, call this, then read after your last cursor, and no
+-- append is missed), but it never creates a channel: the only thing it writes is the
+-- notification registration (channels.watched_until), never the ledger.
+-- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 unknown channel.
+create or replace function actae.follow_channel(
+    p_channel_id text,
+    p_seconds integer default 60
+) returns text
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._lock_channel(p_channel_id, false);
+    return actae.watch_channel(p_channel_id, p_seconds);
+end;
+$$;

@@ -174,6 +174,13 @@ class ActaeClient:
     ledger_status = _async_method(calls.ledger_status)
     tool_stats = _async_method(calls.tool_stats)
     channel_lineage = _async_method(calls.channel_lineage)
+    list_channels = _async_method(calls.list_channels)
+    timeline = _async_method(calls.timeline)
+    fork_tree = _async_method(calls.fork_tree)
+    diff_states = _async_method(calls.diff_states)
+    decision_trail = _async_method(calls.decision_trail)
+    annotate_channel = _async_method(calls.annotate_channel)
+    follow_channel = _async_method(calls.follow_channel)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -322,6 +329,13 @@ class SyncActaeClient:
     ledger_status = _sync_method(calls.ledger_status)
     tool_stats = _sync_method(calls.tool_stats)
     channel_lineage = _sync_method(calls.channel_lineage)
+    list_channels = _sync_method(calls.list_channels)
+    timeline = _sync_method(calls.timeline)
+    fork_tree = _sync_method(calls.fork_tree)
+    diff_states = _sync_method(calls.diff_states)
+    decision_trail = _sync_method(calls.decision_trail)
+    annotate_channel = _sync_method(calls.annotate_channel)
+    follow_channel = _sync_method(calls.follow_channel)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
