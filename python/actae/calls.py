@@ -450,3 +450,34 @@ def follow_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> C
     next `seconds` (never creates a channel); returns the topic."""
     return Call(FOLLOW_CHANNEL, {"channel_id": channel_id, "seconds": seconds},
                 lambda rows: rows[0]["topic"], conn)
+
+
+# Whether the connected role can change the ledger: a superuser, a write privilege on a
+# table of schema actae, or EXECUTE on a function that writes it. The console refuses such
+# a role (it must be read-only by construction).
+ROLE_CAN_WRITE = """
+select
+    exists (
+        select 1 from pg_catalog.pg_roles as r
+        where r.rolname = current_user and r.rolsuper
+    )
+    or exists (
+        select 1 from pg_catalog.pg_class as c
+        where c.relnamespace = 'actae'::regnamespace and c.relkind in ('r', 'p')
+            and has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')
+    )
+    or exists (
+        select 1 from pg_catalog.pg_proc as p
+        where p.pronamespace = 'actae'::regnamespace
+            and p.proname in ('claim_execution', 'complete_execution', 'fail_execution',
+                'record_event', 'transition_state', 'fork_channel', 'create_channel',
+                'annotate_channel', 'cancel_execution', 'purge', 'close_channel',
+                'set_key_ttl', 'watch_channel')
+            and has_function_privilege(p.oid, 'EXECUTE')
+    ) as can_write
+"""
+
+
+def role_can_write(*, conn: Any = None) -> Call[bool]:
+    """True when the connected role can write to the ledger (tables or writing functions)."""
+    return Call(ROLE_CAN_WRITE, {}, lambda rows: bool(rows[0]["can_write"]), conn)

@@ -82,7 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="actae", description="Actae: a durable-execution ledger for AI agents."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in [*SUBCOMMANDS, *OPS_SUBCOMMANDS]:
+    from actae.cli_console import COMMANDS as CONSOLE_COMMANDS
+
+    for add in [*SUBCOMMANDS, *OPS_SUBCOMMANDS, *CONSOLE_COMMANDS]:
         add(sub)
     return parser
 

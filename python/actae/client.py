@@ -181,6 +181,7 @@ class ActaeClient:
     decision_trail = _async_method(calls.decision_trail)
     annotate_channel = _async_method(calls.annotate_channel)
     follow_channel = _async_method(calls.follow_channel)
+    role_can_write = _async_method(calls.role_can_write)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -336,6 +337,7 @@ class SyncActaeClient:
     decision_trail = _sync_method(calls.decision_trail)
     annotate_channel = _sync_method(calls.annotate_channel)
     follow_channel = _sync_method(calls.follow_channel)
+    role_can_write = _sync_method(calls.role_can_write)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
