@@ -16,6 +16,19 @@ from actae.cli import CommandError, Subparsers, dsn_from
 from actae.cli_render import table, to_json
 from actae.client import ActaeClient, SyncActaeClient
 from actae.console.models import StateDiff, TimelineEntry
+from actae.errors import ActaeError
+
+
+def _reported(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Ledger errors (unknown channel, bad argument) become one line on stderr, status 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ActaeError as exc:
+            raise CommandError(str(exc)) from exc
+
+    return run
 
 
 def _dsn_option(p: argparse.ArgumentParser) -> None:
@@ -96,7 +109,7 @@ def _add_timeline(sub: Subparsers) -> None:
                    help="keep printing new rows as events are recorded (LISTEN/NOTIFY)")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     _dsn_option(p)
-    p.set_defaults(handler=_run_timeline)
+    p.set_defaults(handler=_reported(_run_timeline))
 
 
 def _run_forks(args: argparse.Namespace) -> int:
@@ -128,7 +141,7 @@ def _add_forks(sub: Subparsers) -> None:
     p.add_argument("--limit", type=int, default=1000, help="at most this many channels")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _dsn_option(p)
-    p.set_defaults(handler=_run_forks)
+    p.set_defaults(handler=_reported(_run_forks))
 
 
 def _print_diff(d: StateDiff) -> None:
@@ -166,7 +179,7 @@ def _add_diff(sub: Subparsers) -> None:
     p.add_argument("--limit", type=int, default=1000, help="at most this many changes")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     _dsn_option(p)
-    p.set_defaults(handler=_run_diff)
+    p.set_defaults(handler=_reported(_run_diff))
 
 
 def _run_console(args: argparse.Namespace) -> int:
