@@ -248,10 +248,34 @@ begin
     perform actae._check_range(p_max_rows, 'max_rows', 1, 10000);
     return query
     with seg as (
+        -- Per segment: lo_cursor, the last event at or before after_clock; t_lo / t_hi,
+        -- when the first event after it and the (max_rows + 1)th were recorded. A page
+        -- can only hold execution points that happened between the two (or a completion
+        -- whose clock is after after_clock), so only those executions are expanded.
         select
             s.*,
-            coalesce(s.max_cursor, v_channel.head_cursor) as hi_cursor
+            b.hi_cursor,
+            coalesce(start.o_cursor, s.base_cursor) as lo_cursor,
+            case when start.o_cursor is null then '-infinity'::timestamptz
+                else coalesce((
+                    select i.recorded_at from actae.events as i
+                    where i.channel_id = s.channel_id and i.cursor = start.o_cursor + 1
+                        and i.cursor <= b.hi_cursor
+                ), 'infinity')
+            end as t_lo,
+            coalesce((
+                select i.recorded_at from actae.events as i
+                where i.channel_id = s.channel_id
+                    and i.cursor = coalesce(start.o_cursor, s.base_cursor) + p_max_rows + 1
+                    and i.cursor <= b.hi_cursor
+            ), 'infinity') as t_hi
         from actae._segments(v_channel) as s
+        cross join lateral (
+            select coalesce(s.max_cursor, v_channel.head_cursor) as hi_cursor
+        ) as b
+        cross join lateral actae._last_event(
+            s.channel_id, s.base_cursor, b.hi_cursor, null, v_after - s.clock_offset
+        ) as start
     ),
 
     points as (
@@ -263,13 +287,10 @@ begin
             null::boolean as ambiguous, null::boolean as retryable, null::jsonb as params,
             null::jsonb as result, null::text as error, 0 as rank
         from seg as s
-        cross join lateral actae._last_event(
-            s.channel_id, s.base_cursor, s.hi_cursor, null, v_after - s.clock_offset
-        ) as start
         cross join lateral (
             select i.* from actae.events as i
             where i.channel_id = s.channel_id
-                and i.cursor > coalesce(start.o_cursor, s.base_cursor)
+                and i.cursor > s.lo_cursor
                 and i.cursor <= s.hi_cursor
             order by i.cursor
             limit p_max_rows + 1
@@ -285,6 +306,12 @@ begin
         inner join actae.executions as x
             on x.channel_id = s.channel_id
             and (s.max_clock is null or (x.status = 'completed' and x.completed_clock <= s.max_clock))
+            and x.created_at < s.t_hi
+            and (
+                greatest(x.created_at, x.claimed_at, x.finished_at, x.cancel_requested_at)
+                >= s.t_lo
+                or x.completed_clock > v_after - s.clock_offset
+            )
         cross join lateral (
             values
             ('claimed', x.created_at, null::bigint, 1, false, x.params, null::jsonb, null),
