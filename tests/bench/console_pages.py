@@ -124,6 +124,11 @@ def main() -> None:
             browser.load(url)
             loads = [browser.load(url) * 1000 for _ in range(max(3, args.repeat // 3))]
             rows.append(("Chromium run page to load event", statistics.median(loads), ""))
+            small = console + pages["HTTP diff with the fork"]
+            browser.load(small)
+            loads = [browser.load(small) * 1000 for _ in range(max(3, args.repeat // 3))]
+            rows.append(("Chromium diff page (baseline: small page)", statistics.median(loads),
+                         ""))
         finally:
             browser.close()
 
