@@ -8,11 +8,14 @@ the committed ones) they are written there instead.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+import psycopg
 import pytest
 from console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
 
@@ -162,3 +165,38 @@ def test_a_live_event_appears_without_reload(
     assert browser.js("document.querySelectorAll('#timeline-rows tr').length") > rows_before
     assert browser.js(f"document.getElementById('ev-{head + 1}').classList.contains('fresh')")
     browser.screenshot(shots / "live.png")
+
+
+def test_the_demo_crash_story_and_its_fork(
+    console: str, browser: Browser, dsn: str, conn: psycopg.Connection, shots: Path
+) -> None:
+    """`make demo`'s two stories, as the console shows them: the crash (a charge reclaimed
+    ambiguously, then completed once) and the research agent forked at step 5."""
+    started = conn.execute("select clock_timestamp()").fetchone()[0]
+    env = {**os.environ, "ACTAE_DSN": dsn}
+    for script in ("crash_demo.py", "fork_demo.py"):
+        subprocess.run([sys.executable, str(REPO / "python" / "examples" / script)],
+                       env=env, check=True, capture_output=True, timeout=300)
+    crash, fork, parent, cursor = conn.execute("""
+        select (select channel_id from actae.channels
+                where channel_id like 'demo-%%' and created_at >= %(t)s),
+               f.channel_id, f.parent_channel_id, f.fork_cursor
+        from actae.channels as f
+        where f.parent_channel_id is not null and f.created_at >= %(t)s""",
+        {"t": started}).fetchone()
+
+    browser.load(page(console, "/channel", id=crash))
+    kinds = browser.js("""Array.from(document.querySelectorAll('#timeline-rows tr'))
+        .map(tr => tr.dataset.kind + (tr.classList.contains('ambiguous') ? '!' : ''))""")
+    assert kinds == ["claimed", "reclaimed!", "completed"]
+    assert "completed" in browser.js("document.getElementById('ledger-table').innerText")
+    browser.screenshot(shots / "demo-crash.png")
+
+    browser.load(page(console, "/channel", id=fork))
+    nodes = browser.js("""Array.from(document.querySelectorAll('#fork-tree g.node'))
+        .map(g => [g.dataset.channel, g.dataset.forkCursor])""")
+    assert nodes == [[parent, ""], [fork, str(cursor)]]
+    inherited = browser.js("""Array.from(document.querySelectorAll('#timeline-rows tr'))
+        .filter(tr => tr.innerText.includes('(from ')).length""")
+    assert inherited > 0, "the fork's inherited prefix is shown as coming from its parent"
+    browser.screenshot(shots / "demo-fork.png")
