@@ -7,7 +7,7 @@ import math
 import os
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -120,6 +120,15 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         # purge deletes what is past its lifetime: valid ages stay far beyond any test data.
         "older_than": st.one_of(st.none(), st.sampled_from(
             ["-1 second", "bogus", timedelta(days=-1), timedelta(days=200 * 365)])),
+        # Console reads and annotations (sql/60_console.sql).
+        **{name: any_text for name in (
+            "display_name", "note", "agent", "tag", "parent_channel_id", "before_channel_id")},
+        **{name: any_int for name in (
+            "expected_revision", "after_clock", "cursor", "max_results", "max_changes")},
+        "channel_a": channels(world), "channel_b": channels(world),
+        "tags": st.one_of(st.none(), st.lists(any_text, max_size=40)),
+        **{name: st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))) for name in (
+            "created_after", "created_before", "before_created_at")},
     }
 
 
@@ -144,6 +153,8 @@ def raw_strategy(pg_type: str, world: World) -> st.SearchStrategy[Any]:
         return st.one_of(st.none(), st.booleans())
     if pg_type == "text[]":
         return st.one_of(st.none(), st.lists(safe_text, max_size=4))
+    if pg_type == "timestamp with time zone":
+        return st.one_of(st.none(), st.datetimes(timezones=st.just(UTC)))
     if pg_type == "interval":
         return st.one_of(st.none(), st.timedeltas(min_value=timedelta(days=-10),
                                                   max_value=timedelta(days=40000)))
