@@ -3,6 +3,7 @@
 -- in a fork (whose pages cross the lineage boundary).
 begin;
 \ir ../helpers.psql
+\ir ../console_helpers.psql
 select plan(6);
 
 create function pg_temp.busy(p text, p_events integer) returns void
@@ -27,49 +28,21 @@ begin
 end;
 $$;
 
-create function pg_temp.paged(p text, p_size integer) returns setof text
-language plpgsql
-as $$
-declare
-    v_after bigint;
-    v_row actae.timeline_row;
-    v_seen integer;
-begin
-    loop
-        v_seen := 0;
-        for v_row in select * from actae.timeline(p, v_after, p_size) loop
-            v_seen := v_seen + 1;
-            v_after := v_row.clock;
-            return next v_row.kind || ':' || v_row.clock || ':'
-                || coalesce(v_row.key_name, v_row.event_type);
-        end loop;
-        exit when v_seen = 0;
-    end loop;
-end;
-$$;
-
-create function pg_temp.whole(p text) returns text[]
-language sql
-as $$
-    select array_agg(kind || ':' || clock || ':' || coalesce(key_name, event_type))
-    from actae.timeline(p, null, 10000)
-$$;
-
 select pg_temp.busy('tap-tlw', 30);
 select actae.fork_channel('tap-tlw', 17, 'tap-tlw-fork');
 select pg_temp.busy('tap-tlw-fork', 12);
 
-select is((select array_agg(t) from pg_temp.paged('tap-tlw', 1) as t), pg_temp.whole('tap-tlw'),
+select is((select array_agg(t) from pg_temp.timeline_paged('tap-tlw', 1) as t), pg_temp.timeline_whole('tap-tlw'),
     'root, pages of 1');
-select is((select array_agg(t) from pg_temp.paged('tap-tlw', 4) as t), pg_temp.whole('tap-tlw'),
+select is((select array_agg(t) from pg_temp.timeline_paged('tap-tlw', 4) as t), pg_temp.timeline_whole('tap-tlw'),
     'root, pages of 4');
-select is((select array_agg(t) from pg_temp.paged('tap-tlw', 7) as t), pg_temp.whole('tap-tlw'),
+select is((select array_agg(t) from pg_temp.timeline_paged('tap-tlw', 7) as t), pg_temp.timeline_whole('tap-tlw'),
     'root, pages of 7');
-select is((select array_agg(t) from pg_temp.paged('tap-tlw-fork', 3) as t),
-    pg_temp.whole('tap-tlw-fork'), 'fork, pages of 3');
-select is((select array_agg(t) from pg_temp.paged('tap-tlw-fork', 5) as t),
-    pg_temp.whole('tap-tlw-fork'), 'fork, pages of 5');
-select is(cardinality(pg_temp.whole('tap-tlw')),
+select is((select array_agg(t) from pg_temp.timeline_paged('tap-tlw-fork', 3) as t),
+    pg_temp.timeline_whole('tap-tlw-fork'), 'fork, pages of 3');
+select is((select array_agg(t) from pg_temp.timeline_paged('tap-tlw-fork', 5) as t),
+    pg_temp.timeline_whole('tap-tlw-fork'), 'fork, pages of 5');
+select is(cardinality(pg_temp.timeline_whole('tap-tlw')),
     30 + 20 * 2 + 6 * 3, 'the whole timeline: 30 events, 20 completed calls, 6 failed');
 
 select * from finish();
