@@ -5,6 +5,15 @@ their rows to frozen pydantic models.
 """
 
 from actae.client import ActaeClient, SyncActaeClient
+from actae.console.models import (
+    Annotation,
+    ChannelSummary,
+    DecisionTrail,
+    ForkNode,
+    StateChange,
+    StateDiff,
+    TimelineEntry,
+)
 from actae.errors import (
     ActaeError,
     ForkToolBlocked,
@@ -35,6 +44,13 @@ from actae.tools import (
 )
 
 __all__ = [
+    "Annotation",
+    "ChannelSummary",
+    "DecisionTrail",
+    "ForkNode",
+    "StateChange",
+    "StateDiff",
+    "TimelineEntry",
     "ActaeClient",
     "ActaeError",
     "Cancelled",
