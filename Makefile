@@ -28,7 +28,8 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	$(ISOLATION_REGRESS)=postgresql-client-15 \
 	$(PG_EXT)/pgtap.control=postgresql-15-pgtap \
 	$(PG_EXT)/plpgsql_check.control=postgresql-15-plpgsql-check \
-	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
+	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl \
+	/usr/bin/chromium=chromium
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest pytest-pg18 test \
 	test-inner schema demo demo-worker report fidelity bench soak clean distclean

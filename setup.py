@@ -25,7 +25,7 @@ setup(
     packages=[*find_packages("python", include=["actae", "actae.*"]), SQL_PACKAGE],
     package_dir={"": "python", SQL_PACKAGE: "."},
     package_data={
-        "actae": ["py.typed"],
+        "actae": ["py.typed", "console/templates/*.html"],
         SQL_PACKAGE: ["migrations/*.sql", "sql/*.sql", "sql/citus/*.sql"],
     },
     cmdclass={"build_py": BuildPy},

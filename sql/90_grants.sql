@@ -34,6 +34,16 @@ begin
                 'grant execute on function %s to actae_auditor', v_function.signature
             );
         end if;
+        -- The console reads (sql/60_console.sql) and follow_channel, which registers
+        -- notifications for an existing channel; annotate_channel is agent-only.
+        if v_function.name in (
+            'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
+            'follow_channel'
+        ) then
+            execute format(
+                'grant execute on function %s to actae_auditor', v_function.signature
+            );
+        end if;
     end loop;
 end;
 $grants$;

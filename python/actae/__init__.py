@@ -7,6 +7,15 @@ their rows to frozen pydantic models.
 from importlib.metadata import PackageNotFoundError, version
 
 from actae.client import ActaeClient, SyncActaeClient
+from actae.console.models import (
+    Annotation,
+    ChannelSummary,
+    DecisionTrail,
+    ForkNode,
+    StateChange,
+    StateDiff,
+    TimelineEntry,
+)
 from actae.context import ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     ActaeError,
@@ -41,6 +50,13 @@ except PackageNotFoundError:  # imported from a checkout that was never installe
     __version__ = "0+unknown"
 
 __all__ = [
+    "Annotation",
+    "ChannelSummary",
+    "DecisionTrail",
+    "ForkNode",
+    "StateChange",
+    "StateDiff",
+    "TimelineEntry",
     "ActaeClient",
     "ActaeError",
     "Cancelled",

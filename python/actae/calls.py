@@ -16,6 +16,14 @@ from uuid import UUID
 from psycopg.types.json import Jsonb
 
 from actae.admin_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
+from actae.console.models import (
+    Annotation,
+    ChannelSummary,
+    DecisionTrail,
+    ForkNode,
+    StateDiff,
+    TimelineEntry,
+)
 from actae.models import (
     Channel,
     Claim,
@@ -507,3 +515,135 @@ def set_execution_trace(
 def get_execution_trace(execution_id: UUID, *, conn: Any = None) -> Call[list[ExecutionTrace]]:
     """The traceparents recorded for an execution's attempts, in fence order."""
     return Call(GET_EXECUTION_TRACE, {"execution_id": execution_id}, _many(ExecutionTrace), conn)
+
+
+# Console reads and annotations (migration 0010, sql/60_console.sql).
+
+LIST_CHANNELS = _sql("list_channels", "metadata::jsonb", "parent_channel_id::text",
+                     "created_after::timestamptz", "created_before::timestamptz",
+                     "status::text", "agent::text", "tag::text",
+                     "before_created_at::timestamptz", "before_channel_id::text",
+                     "max_rows::integer")
+TIMELINE = _sql("timeline", "channel_id::text", "after_clock::bigint", "max_rows::integer")
+FORK_TREE = _sql("fork_tree", "channel_id::text", "max_rows::integer")
+DIFF_STATES = _sql("diff_states", "channel_a::text", "channel_b::text", "max_changes::integer")
+DECISION_TRAIL = _sql("decision_trail", "channel_id::text", "cursor::bigint",
+                      "max_results::integer")
+ANNOTATE_CHANNEL = _sql("annotate_channel", "channel_id::text", "display_name::text",
+                        "tags::text[]", "note::text", "expected_revision::bigint")
+FOLLOW_CHANNEL = ("select actae.follow_channel(p_channel_id => %(channel_id)s::text,"
+                  " p_seconds => %(seconds)s::integer) as topic")
+
+
+def list_channels(
+    metadata: Mapping[str, Any] | None = None,
+    parent_channel_id: str | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    status: str | None = None,
+    agent: str | None = None,
+    tag: str | None = None,
+    before_created_at: datetime | None = None,
+    before_channel_id: str | None = None,
+    max_rows: int = 50,
+    *,
+    conn: Any = None,
+) -> Call[list[ChannelSummary]]:
+    """Channels newest first, filtered; pass the last row's created_at and channel_id as
+    before_* for the next page."""
+    return Call(LIST_CHANNELS, {
+        "metadata": _json(metadata), "parent_channel_id": parent_channel_id,
+        "created_after": created_after, "created_before": created_before, "status": status,
+        "agent": agent, "tag": tag, "before_created_at": before_created_at,
+        "before_channel_id": before_channel_id, "max_rows": max_rows,
+    }, _many(ChannelSummary), conn)
+
+
+def timeline(
+    channel_id: str, after_clock: int | None = None, max_rows: int = 100, *, conn: Any = None
+) -> Call[list[TimelineEntry]]:
+    """Events and tool-execution points in clock order after after_clock (None: from the
+    start); a page ends at a whole clock, so the next one is after the last row's clock."""
+    return Call(TIMELINE, {
+        "channel_id": channel_id, "after_clock": after_clock, "max_rows": max_rows,
+    }, _many(TimelineEntry), conn)
+
+
+def fork_tree(channel_id: str, max_rows: int = 1000, *, conn: Any = None) -> Call[list[ForkNode]]:
+    """The root of the channel's fork tree and every descendant, depth first."""
+    return Call(FORK_TREE, {"channel_id": channel_id, "max_rows": max_rows},
+                _many(ForkNode), conn)
+
+
+def diff_states(
+    channel_a: str, channel_b: str, max_changes: int = 1000, *, conn: Any = None
+) -> Call[StateDiff]:
+    """Common ancestor, fork cursors and the leaf-by-leaf diff of the two latest states."""
+    return Call(DIFF_STATES, {
+        "channel_a": channel_a, "channel_b": channel_b, "max_changes": max_changes,
+    }, _one(StateDiff), conn)
+
+
+def decision_trail(
+    channel_id: str, cursor: int, max_results: int = 1000, *, conn: Any = None
+) -> Call[DecisionTrail]:
+    """Lineage, the event, the state and the tool results known at a cursor."""
+    return Call(DECISION_TRAIL, {
+        "channel_id": channel_id, "cursor": cursor, "max_results": max_results,
+    }, _one(DecisionTrail), conn)
+
+
+def annotate_channel(
+    channel_id: str,
+    display_name: str | None,
+    tags: Sequence[str] | None,
+    note: str | None,
+    expected_revision: int,
+    *,
+    conn: Any = None,
+) -> Call[Annotation]:
+    """Set a channel's display name, tags and note, fenced by expected_revision."""
+    return Call(ANNOTATE_CHANNEL, {
+        "channel_id": channel_id, "display_name": display_name,
+        "tags": None if tags is None else list(tags), "note": note,
+        "expected_revision": expected_revision,
+    }, _one(Annotation), conn)
+
+
+def follow_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Call[str]:
+    """watch_channel for readers: have an existing channel's appends NOTIFY its topic for the
+    next `seconds` (never creates a channel); returns the topic."""
+    return Call(FOLLOW_CHANNEL, {"channel_id": channel_id, "seconds": seconds},
+                lambda rows: rows[0]["topic"], conn)
+
+
+# Whether the connected role can change the ledger: a superuser, a write privilege on a
+# table of schema actae, or EXECUTE on a function that writes it. The console refuses such
+# a role (it must be read-only by construction).
+ROLE_CAN_WRITE = """
+select
+    exists (
+        select 1 from pg_catalog.pg_roles as r
+        where r.rolname = current_user and r.rolsuper
+    )
+    or exists (
+        select 1 from pg_catalog.pg_class as c
+        where c.relnamespace = 'actae'::regnamespace and c.relkind in ('r', 'p')
+            and has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')
+    )
+    or exists (
+        select 1 from pg_catalog.pg_proc as p
+        where p.pronamespace = 'actae'::regnamespace
+            and p.proname in ('claim_execution', 'complete_execution', 'fail_execution',
+                'record_event', 'transition_state', 'fork_channel', 'create_channel',
+                'annotate_channel', 'cancel_execution', 'purge', 'close_channel',
+                'set_key_ttl', 'watch_channel', 'start_run', 'claim_run', 'cancel_run',
+                'set_execution_trace')
+            and has_function_privilege(p.oid, 'EXECUTE')
+    ) as can_write
+"""
+
+
+def role_can_write(*, conn: Any = None) -> Call[bool]:
+    """True when the connected role can write to the ledger (tables or writing functions)."""
+    return Call(ROLE_CAN_WRITE, {}, lambda rows: bool(rows[0]["can_write"]), conn)

@@ -233,6 +233,14 @@ class ActaeClient:
     queue_topic = _async_method(calls.queue_topic)
     set_execution_trace = _async_method(calls.set_execution_trace)
     get_execution_trace = _async_method(calls.get_execution_trace)
+    list_channels = _async_method(calls.list_channels)
+    timeline = _async_method(calls.timeline)
+    fork_tree = _async_method(calls.fork_tree)
+    diff_states = _async_method(calls.diff_states)
+    decision_trail = _async_method(calls.decision_trail)
+    annotate_channel = _async_method(calls.annotate_channel)
+    follow_channel = _async_method(calls.follow_channel)
+    role_can_write = _async_method(calls.role_can_write)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -407,6 +415,14 @@ class SyncActaeClient:
     queue_topic = _sync_method(calls.queue_topic)
     set_execution_trace = _sync_method(calls.set_execution_trace)
     get_execution_trace = _sync_method(calls.get_execution_trace)
+    list_channels = _sync_method(calls.list_channels)
+    timeline = _sync_method(calls.timeline)
+    fork_tree = _sync_method(calls.fork_tree)
+    diff_states = _sync_method(calls.diff_states)
+    decision_trail = _sync_method(calls.decision_trail)
+    annotate_channel = _sync_method(calls.annotate_channel)
+    follow_channel = _sync_method(calls.follow_channel)
+    role_can_write = _sync_method(calls.role_can_write)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

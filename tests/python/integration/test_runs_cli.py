@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from actae import SyncActaeClient
-from actae.cli import main
+from actae.cli.main import main
 
 REPO = Path(__file__).resolve().parents[3]
 

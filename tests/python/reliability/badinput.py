@@ -128,6 +128,15 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         # purge deletes what is past its lifetime: valid ages stay far beyond any test data.
         "older_than": st.one_of(st.none(), st.sampled_from(
             ["-1 second", "bogus", timedelta(days=-1), timedelta(days=200 * 365)])),
+        # Console reads and annotations (sql/60_console.sql).
+        **{name: any_text for name in (
+            "display_name", "note", "agent", "tag", "parent_channel_id", "before_channel_id")},
+        **{name: any_int for name in (
+            "expected_revision", "after_clock", "cursor", "max_results", "max_changes")},
+        "channel_a": channels(world), "channel_b": channels(world),
+        "tags": st.one_of(st.none(), st.lists(any_text, max_size=40)),
+        **{name: st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))) for name in (
+            "created_after", "created_before", "before_created_at")},
     }
 
 
