@@ -150,3 +150,9 @@ create type actae.park_row as (
 
 alter type actae.run_row owner to actae_owner;
 alter type actae.park_row owner to actae_owner;
+
+-- Parked sleeps and waits are operations of their own kind (sql/40_runs.sql, _park_event).
+alter domain actae.operation_kind drop constraint operation_kind_check;
+alter domain actae.operation_kind add constraint operation_kind_check check (
+    value in ('record_event', 'transition_state', 'fork_channel', 'sleep_run', 'wait_for_event')
+);

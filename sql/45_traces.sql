@@ -49,7 +49,7 @@ begin
     insert into actae.execution_traces as t (
         channel_id, execution_id, fence, traceparent, recorded_at
     )
-    values (v_channel_id, p_execution_id, v_fence, p_traceparent, clock_timestamp())
+    values (v_channel_id, p_execution_id, v_fence, p_traceparent, actae._now())
     on conflict on constraint execution_traces_pkey do update
         set traceparent = excluded.traceparent, recorded_at = excluded.recorded_at
     returning t.* into v_row;

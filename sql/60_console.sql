@@ -694,7 +694,7 @@ begin
     if not found and p_expected_revision = 0 then
         insert into actae.annotations as a (
             channel_id, display_name, tags, note, revision, updated_at
-        ) values (p_channel_id, p_display_name, v_tags, p_note, 1, clock_timestamp())
+        ) values (p_channel_id, p_display_name, v_tags, p_note, 1, actae._now())
         on conflict (channel_id) do nothing
         returning a.* into v_row;
         if found then
@@ -712,7 +712,7 @@ begin
             tags = v_tags,
             note = p_note,
             revision = a.revision + 1,
-            updated_at = clock_timestamp()
+            updated_at = actae._now()
         where a.channel_id = p_channel_id
         returning a.* into v_row;
         return row(v_row.channel_id, v_row.display_name, v_row.tags, v_row.note,

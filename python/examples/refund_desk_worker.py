@@ -28,10 +28,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fake_provider import FakeProvider  # noqa: E402
-
-from actae import Run, SyncActaeClient, ToolContext, Worker  # noqa: E402
+from actae import Run, SyncActaeClient, ToolContext, Worker
+from actae.fakes import FakeProvider
 
 DSN = os.environ.get("ACTAE_DSN", "")
 COOL_OFF = float(os.environ.get("REFUND_COOL_OFF_SECONDS", "2"))

@@ -26,10 +26,10 @@ from datetime import timedelta
 from typing import Any
 
 import psycopg
-from examples.fake_provider import FakeProvider
 from psycopg_pool import PoolTimeout
 
 from actae import ActaeError, Run, SyncActaeClient, ToolContext, Worker
+from actae.fakes import FakeProvider
 
 
 def build(config: dict[str, Any]) -> Worker:

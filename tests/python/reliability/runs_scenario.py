@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from examples.fake_provider import FakeProvider
 
 from actae import SyncActaeClient
+from actae.fakes import FakeProvider
 
 from . import REPO
 
