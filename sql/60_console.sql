@@ -325,15 +325,15 @@ begin
             ),
             (
                 case
-                    when x.status = 'failed' and x.cancel_requested_at is not null
-                        then 'cancelled'
+                    when x.status = 'cancelled' then 'cancelled'
                     when x.status = 'failed' then 'failed'
                 end,
                 x.finished_at, null, x.attempt, x.ambiguous, null, null, x.error
             ),
             (
                 case
-                    when x.cancel_requested_at is not null and x.status <> 'failed'
+                    when x.cancel_requested_at is not null
+                        and x.status not in ('failed', 'cancelled')
                         then 'cancel_requested'
                 end,
                 x.cancel_requested_at, null, x.attempt, x.ambiguous, null, null,
@@ -422,7 +422,7 @@ begin
 
     select
         c.channel_id, c.parent_channel_id, c.fork_cursor, d.depth, c.head_cursor,
-        c.state_version, c.tool_policies, c.metadata, c.created_at, c.closed_at, r.status,
+        c.state_version, c.tool_policies::jsonb, c.metadata, c.created_at, c.closed_at, r.status,
         h.o_in_flight, h.o_failed, h.o_ambiguous, a.display_name,
         coalesce(a.tags, '{}'::text []), a.note
     from down as d

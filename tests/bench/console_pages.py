@@ -26,8 +26,8 @@ from urllib.parse import quote
 
 import psycopg
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python" / "integration"))
-from console_harness import Browser, get, reader_dsn, serve  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout root
+from tests.python.support.console_harness import Browser, get, reader_dsn, serve  # noqa: E402
 
 BUILD = """
 do $build$

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import psycopg
 import pytest
-from console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
+from tests.python.support.console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
 
 from actae import SyncActaeClient
 

@@ -10,7 +10,7 @@ import time
 import uuid
 
 import pytest
-from console_harness import Story, make_story
+from tests.python.support.console_harness import Story, make_story
 
 from actae import SyncActaeClient
 from actae.cli.main import main
