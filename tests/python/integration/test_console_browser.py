@@ -174,8 +174,8 @@ def test_the_demo_crash_story_and_its_fork(
     ambiguously, then completed once) and the research agent forked at step 5."""
     started = conn.execute("select clock_timestamp()").fetchone()[0]
     env = {**os.environ, "ACTAE_DSN": dsn}
-    for script in ("crash_demo.py", "fork_demo.py"):
-        subprocess.run([sys.executable, str(REPO / "python" / "examples" / script)],
+    for story in ("crash", "fork"):
+        subprocess.run([sys.executable, "-m", "actae", "demo", story],
                        env=env, check=True, capture_output=True, timeout=300)
     crash, fork, parent, cursor = conn.execute("""
         select (select channel_id from actae.channels
