@@ -17,9 +17,9 @@ from urllib.parse import quote
 
 import psycopg
 import pytest
-from tests.python.support.console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
 
 from actae import SyncActaeClient
+from tests.python.support.console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import time
 import uuid
 
 import pytest
-from tests.python.support.console_harness import Story, make_story
 
 from actae import SyncActaeClient
 from actae.cli.main import main
+from tests.python.support.console_harness import Story, make_story
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
-from tests.python.support.console_harness import Story, get, make_story, reader_dsn, serve
 
 from actae import SyncActaeClient
 from actae.console.app import JSON_CHARS, LIST_ROWS, TIMELINE_ROWS, ConsoleRoleCanWrite, create_app
+from tests.python.support.console_harness import Story, get, make_story, reader_dsn, serve
 
 
 @pytest.fixture(scope="module")
