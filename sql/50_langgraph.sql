@@ -541,11 +541,15 @@ end;
 $$;
 
 -- actae.langgraph_fork_thread — a new thread p_new_thread_id that starts at checkpoint
--- p_checkpoint_id of a thread namespace: it holds that checkpoint and everything recorded
--- before it (not the checkpoint's pending writes: the fork re-runs the next step). It is a
--- fork_channel at the checkpoint's cursor, so it costs the same whatever the history's
--- length, and every tool execution completed before the next event replays in the new
--- thread; p_tool_policies is fork_channel's (replay, live or block per tool name).
+-- p_checkpoint_id of a thread namespace. It is a fork_channel, so it costs the same whatever
+-- the history's length, cut just before the first event of a later checkpoint (a
+-- checkpoint with a greater id, or a pending write for one): the new thread holds the
+-- checkpoint, everything recorded before it, and the pending writes of the checkpoint's own
+-- step recorded before that cut (LangGraph saves writes in the background, so they may
+-- come after the next checkpoint; a step whose writes are missing is simply re-run). Every
+-- tool execution completed by the cut — every durable tool call of the checkpoint's step,
+-- since the next step starts after it ends — replays in the new thread; p_tool_policies is
+-- fork_channel's (replay, live or block per tool name).
 -- Raises: AC400 bad argument, AC404 unknown thread or checkpoint, AC409 the new thread
 -- already exists.
 create or replace function actae.langgraph_fork_thread(
@@ -564,6 +568,7 @@ declare
     v_channel_id text;
     v_row actae.langgraph_checkpoints;
     v_target_id text;
+    v_cut bigint;
     v_fork actae.fork_result;
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
@@ -589,10 +594,23 @@ begin
             jsonb_build_object('new_thread_id', p_new_thread_id)
         );
     end if;
+    perform actae._lock_channel(v_channel_id, false);
+    select min(l.cursor) - 1 into v_cut
+    from (
+        select k.cursor from actae.langgraph_checkpoints as k
+        where k.channel_id = v_channel_id and k.checkpoint_id > p_checkpoint_id
+        union all
+        select w.cursor from actae.langgraph_writes as w
+        where w.channel_id = v_channel_id and w.checkpoint_id > p_checkpoint_id
+    ) as l
+    where l.cursor > v_row.cursor;
+    if v_cut is null then
+        select c.head_cursor into v_cut from actae.channels as c
+        where c.channel_id = v_channel_id;
+    end if;
     v_target_id := actae._langgraph_channel(p_new_thread_id, p_checkpoint_ns, true);
-    v_fork := actae.fork_channel(v_channel_id, v_row.cursor, v_target_id, null,
-        p_tool_policies);
-    perform actae._langgraph_copy_index(v_channel_id, v_target_id, v_row.cursor);
+    v_fork := actae.fork_channel(v_channel_id, v_cut, v_target_id, null, p_tool_policies);
+    perform actae._langgraph_copy_index(v_channel_id, v_target_id, v_cut);
     return v_fork;
 end;
 $$;
