@@ -52,7 +52,9 @@ grant select on actae.langgraph_threads, actae.langgraph_checkpoints,
 actae.langgraph_writes to actae_auditor;
 
 -- One checkpoint as langgraph_get_tuple and langgraph_list return it. pending_writes is a
--- JSON array of [task_id, channel, value] in LangGraph's writes_sort_key order.
+-- JSON array of [task_id, channel, value] in LangGraph's writes_sort_key order. In
+-- checkpoint, a serialized channel value stored as {"type": t, "data": base64} comes as
+-- {"type": t, "blob": i} with its bytes in blobs[i], so large values travel as bytes.
 create type actae.langgraph_checkpoint_row as (
     thread_id text,
     checkpoint_ns text,
@@ -61,7 +63,8 @@ create type actae.langgraph_checkpoint_row as (
     checkpoint jsonb,
     metadata jsonb,
     pending_writes jsonb,
-    channel_id text
+    channel_id text,
+    blobs bytea []
 );
 
 create type actae.langgraph_put_result as (

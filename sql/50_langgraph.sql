@@ -120,6 +120,47 @@ begin
 end;
 $$;
 
+-- actae._langgraph_split_blobs — the inverse of _langgraph_inline_blobs for reads: the
+-- state with every channel value {"type": t, "data": base64} replaced by {"type": t,
+-- "blob": i}, and the decoded bytes as blobs[i].
+create or replace function actae._langgraph_split_blobs(
+    p_state jsonb,
+    out checkpoint jsonb,
+    out blobs bytea[]
+)
+language plpgsql
+immutable
+as $$
+begin
+    checkpoint := p_state;
+    if jsonb_typeof(p_state -> 'channel_values') is distinct from 'object'
+        or not exists (
+            select 1 from jsonb_each(p_state -> 'channel_values') as v (channel, value)
+            where v.value ? 'data'
+        ) then
+        return;
+    end if;
+    with numbered as (
+        select
+            v.channel, v.value,
+            case when v.value ? 'data' then
+                count(*) filter (where v.value ? 'data') over (order by v.channel)
+            end as blob
+        from jsonb_each(p_state -> 'channel_values') as v (channel, value)
+    )
+
+    select
+        jsonb_set(p_state, '{channel_values}', jsonb_object_agg(n.channel, case
+            when n.blob is null then n.value
+            else jsonb_build_object('type', n.value -> 'type', 'blob', n.blob)
+        end)),
+        array_agg(decode(n.value ->> 'data', 'base64') order by n.blob)
+        filter (where n.blob is not null)
+    into checkpoint, blobs
+    from numbered as n;
+end;
+$$;
+
 -- actae._langgraph_drop_channel — forget a thread namespace's channel: its index rows go;
 -- the channel itself (events, snapshots, operations, executions) is deleted, unless a fork
 -- inherits from it (a copied or forked thread), in which case it is closed and purge
@@ -185,22 +226,66 @@ begin
 end;
 $$;
 
+-- actae._langgraph_inline_blobs — the checkpoint with every channel value {"type": t,
+-- "blob": i} replaced by {"type": t, "data": base64 of p_blobs[i]} (PostgreSQL's base64,
+-- with a line break every 76 characters, which base64 decoders skip).
+-- Raises: AC400 when a blob index is not an integer within p_blobs.
+create or replace function actae._langgraph_inline_blobs(
+    p_checkpoint jsonb,
+    p_blobs bytea[]
+) returns jsonb
+language plpgsql
+immutable
+as $$
+begin
+    if jsonb_typeof(p_checkpoint -> 'channel_values') is distinct from 'object' then
+        return p_checkpoint;
+    end if;
+    if exists (
+        select 1 from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
+        where v.value ? 'blob' and (jsonb_typeof(v.value -> 'blob') <> 'number'
+            or (v.value ->> 'blob') !~ '^[0-9]{1,9}$'
+            or p_blobs[(v.value ->> 'blob')::integer] is null)
+    ) then
+        perform actae._raise(
+            'AC400', 'every channel value {"blob": i} must name an element of blobs',
+            jsonb_build_object('argument', 'blobs', 'blobs', cardinality(p_blobs))
+        );
+    end if;
+    return jsonb_set(p_checkpoint, '{channel_values}', (
+        select coalesce(jsonb_object_agg(v.channel, case
+            when v.value ? 'blob' then jsonb_build_object(
+                'type', v.value -> 'type',
+                'data', encode(p_blobs[(v.value ->> 'blob')::integer], 'base64')
+            )
+            else v.value
+        end), '{}'::jsonb)
+        from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
+    ));
+end;
+$$;
+
 -- actae.langgraph_put — store a LangGraph checkpoint as a state transition of the thread
 -- namespace's channel (created on first use): event 'langgraph.checkpoint' with payload
 -- {checkpoint_id, parent_checkpoint_id, metadata} and the checkpoint as the new state.
 -- Guarantees: one transaction; operation_id 'checkpoint:<checkpoint_id>', so repeating the
 -- call with the same content replays it (outcome replayed, same cursor and version), also
--- for a checkpoint a copied or forked thread inherited.
+-- for a checkpoint a copied or forked thread inherited. The operation's content hash
+-- covers the event; the state is compared with the stored snapshot on a repeat only.
+-- p_blobs carries large serialized channel values as bytes, so they are not sent as JSON:
+-- a channel value {"type": t, "blob": i} in the checkpoint is stored as {"type": t, "data":
+-- base64 of p_blobs[i]} (see _langgraph_inline_blobs).
 -- Raises: AC400 bad argument (thread_id 1..1024 bytes, checkpoint_id 1..100 bytes,
--- checkpoint and metadata JSON objects, checkpoint at most 8 MiB, metadata at most 1 MiB),
--- AC409 the checkpoint id was stored with different content.
+-- checkpoint and metadata JSON objects, checkpoint at most 8 MiB, metadata at most 1 MiB,
+-- a blob index outside p_blobs), AC409 the checkpoint id was stored with different content.
 create or replace function actae.langgraph_put(
     p_thread_id text,
     p_checkpoint_ns text,
     p_checkpoint_id text,
     p_parent_checkpoint_id text,
     p_checkpoint jsonb,
-    p_metadata jsonb
+    p_metadata jsonb,
+    p_blobs bytea[] default null
 ) returns actae.langgraph_put_result
 language plpgsql
 volatile
@@ -213,15 +298,19 @@ declare
     v_content text;
     v_op actae.operations;
     v_done actae.transition_result;
+    v_checkpoint jsonb := p_checkpoint;
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
+    if p_blobs is not null then
+        v_checkpoint := actae._langgraph_inline_blobs(p_checkpoint, p_blobs);
+    end if;
     if p_parent_checkpoint_id is not null then
         perform actae._check_text(p_parent_checkpoint_id, 'parent_checkpoint_id', 100);
     end if;
-    perform actae._langgraph_check_object(p_checkpoint, 'checkpoint');
+    perform actae._langgraph_check_object(v_checkpoint, 'checkpoint');
     perform actae._langgraph_check_object(p_metadata, 'metadata');
-    perform actae._check_json(p_checkpoint, 'checkpoint', 8388608);
+    perform actae._check_json(v_checkpoint, 'checkpoint', 8388608);
     perform actae._check_json(p_metadata, 'metadata', 1048576);
     v_payload := jsonb_build_object(
         'checkpoint_id', p_checkpoint_id, 'parent_checkpoint_id', p_parent_checkpoint_id,
@@ -230,13 +319,28 @@ begin
     v_channel := actae._lock_channel(
         actae._langgraph_channel(p_thread_id, p_checkpoint_ns, true), true
     );
+    -- The operation's content hash covers the event (ids, parent, metadata); the state is
+    -- compared only when the id was seen before, so a put never hashes a large state.
     v_content := encode(sha256(convert_to(
-        jsonb_build_array('langgraph.checkpoint', v_payload, p_checkpoint)::text, 'UTF8'
+        jsonb_build_array('langgraph.checkpoint', v_payload)::text, 'UTF8'
     )), 'hex');
     v_op := actae._find_operation(
         v_channel, 'checkpoint:' || p_checkpoint_id, 'transition_state', v_content
     );
     if v_op.operation_id is not null then
+        if not exists (
+            select 1 from actae.snapshots as s
+            where s.channel_id = v_op.channel_id and s.version = v_op.version
+                and s.state = v_checkpoint
+        ) then
+            perform actae._raise(
+                'AC409',
+                format('checkpoint %s of thread %s was stored with a different state',
+                    p_checkpoint_id, p_thread_id),
+                jsonb_build_object('thread_id', p_thread_id, 'checkpoint_ns', p_checkpoint_ns,
+                    'checkpoint_id', p_checkpoint_id)
+            );
+        end if;
         insert into actae.langgraph_checkpoints (
             channel_id, checkpoint_id, parent_checkpoint_id, data_channel_id, cursor,
             version, metadata
@@ -250,7 +354,7 @@ begin
     end if;
     v_done := actae._append(
         v_channel, 'langgraph.checkpoint', v_payload, 'checkpoint:' || p_checkpoint_id,
-        'transition_state', v_content, true, p_checkpoint
+        'transition_state', v_content, true, v_checkpoint
     );
     insert into actae.langgraph_checkpoints (
         channel_id, checkpoint_id, parent_checkpoint_id, data_channel_id, cursor, version,
@@ -370,7 +474,8 @@ end;
 $$;
 
 -- actae.langgraph_get_tuple — one checkpoint of a thread namespace: p_checkpoint_id, or
--- the latest (greatest checkpoint id) when it is null; with its pending writes. No row when
+-- the latest (greatest checkpoint id) when it is null; with its pending writes, and its
+-- serialized channel values as bytes (see actae.langgraph_checkpoint_row). No row when
 -- there is no such checkpoint (or thread).
 -- Raises: AC400 bad argument.
 create or replace function actae.langgraph_get_tuple(
@@ -408,9 +513,10 @@ begin
     return query
     select
         p_thread_id, p_checkpoint_ns, v_row.checkpoint_id, v_row.parent_checkpoint_id,
-        s.state, v_row.metadata, actae._langgraph_writes(v_channel_id, v_row.checkpoint_id),
-        v_channel_id
+        b.checkpoint, v_row.metadata,
+        actae._langgraph_writes(v_channel_id, v_row.checkpoint_id), v_channel_id, b.blobs
     from actae.snapshots as s
+    cross join lateral actae._langgraph_split_blobs(s.state) as b
     where s.channel_id = v_row.data_channel_id and s.version = v_row.version;
 end;
 $$;
@@ -443,18 +549,26 @@ begin
     perform actae._check_range(p_limit, 'limit', 1, 1000000000);
     return query
     select
-        t.thread_id, t.checkpoint_ns, k.checkpoint_id, k.parent_checkpoint_id, s.state,
-        k.metadata, actae._langgraph_writes(k.channel_id, k.checkpoint_id), k.channel_id
-    from actae.langgraph_threads as t
-    inner join actae.langgraph_checkpoints as k on t.channel_id = k.channel_id
-    inner join actae.snapshots as s
-        on k.data_channel_id = s.channel_id and k.version = s.version
-    where (p_thread_id is null or t.thread_id = p_thread_id)
-        and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
-        and (p_filter is null or k.metadata @> p_filter)
-        and (p_before is null or k.checkpoint_id < p_before)
-    order by k.checkpoint_id desc
-    limit p_limit;
+        l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.parent_checkpoint_id, b.checkpoint,
+        l.metadata, actae._langgraph_writes(l.channel_id, l.checkpoint_id), l.channel_id,
+        b.blobs
+    from (
+        select
+            t.thread_id, t.checkpoint_ns, k.checkpoint_id, k.parent_checkpoint_id, s.state,
+            k.metadata, k.channel_id
+        from actae.langgraph_threads as t
+        inner join actae.langgraph_checkpoints as k on t.channel_id = k.channel_id
+        inner join actae.snapshots as s
+            on k.data_channel_id = s.channel_id and k.version = s.version
+        where (p_thread_id is null or t.thread_id = p_thread_id)
+            and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
+            and (p_filter is null or k.metadata @> p_filter)
+            and (p_before is null or k.checkpoint_id < p_before)
+        order by k.checkpoint_id desc
+        limit p_limit
+    ) as l
+    cross join lateral actae._langgraph_split_blobs(l.state) as b
+    order by l.checkpoint_id desc;
 end;
 $$;
 

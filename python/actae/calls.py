@@ -39,6 +39,8 @@ class Call(Generic[T]):
     params: Mapping[str, Any]
     read: Callable[[list[Row]], T]
     conn: Any = None
+    #: fetch results in binary format (large bytea columns travel as bytes, not hex)
+    binary: bool = False
 
 
 def _json(value: Any) -> Jsonb | None:
@@ -349,7 +351,8 @@ def channel_lineage(channel_id: str, *, conn: Any = None) -> Call[list[LineageEn
 
 LANGGRAPH_PUT = _sql("langgraph_put", "thread_id::text", "checkpoint_ns::text",
                      "checkpoint_id::text", "parent_checkpoint_id::text", "checkpoint::jsonb",
-                     "metadata::jsonb")
+                     "metadata::jsonb", "blobs::bytea[]").replace(
+                         "%(blobs)s", "%(blobs)b")  # bytes go in binary (text is hex: slow)
 LANGGRAPH_PUT_WRITES = _sql("langgraph_put_writes", "thread_id::text", "checkpoint_ns::text",
                             "checkpoint_id::text", "task_id::text", "task_path::text",
                             "writes::jsonb")
@@ -383,13 +386,15 @@ def _count(rows: list[Row]) -> int:
 
 def langgraph_put(
     thread_id: str, checkpoint_ns: str, checkpoint_id: str, parent_checkpoint_id: str | None,
-    checkpoint: Mapping[str, Any], metadata: Mapping[str, Any], *, conn: Any = None,
+    checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
+    blobs: Sequence[bytes] | None = None, *, conn: Any = None,
 ) -> Call[Row]:
-    """Store a LangGraph checkpoint as a state transition of the thread's channel."""
+    """Store a LangGraph checkpoint as a state transition of the thread's channel; a channel
+    value {"type": t, "blob": i} is stored as {"type": t, "data": base64 of blobs[i - 1]}."""
     return Call(LANGGRAPH_PUT, {
         "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
         "parent_checkpoint_id": parent_checkpoint_id, "checkpoint": _json(checkpoint),
-        "metadata": _json(metadata),
+        "metadata": _json(metadata), "blobs": None if not blobs else list(blobs),
     }, lambda rows: rows[0], conn)
 
 
@@ -410,7 +415,7 @@ def langgraph_get_tuple(
     """One checkpoint (latest when checkpoint_id is None) with its pending writes, or none."""
     return Call(LANGGRAPH_GET_TUPLE, {
         "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
-    }, _rows, conn)
+    }, _rows, conn, binary=True)
 
 
 def langgraph_list(
@@ -422,7 +427,7 @@ def langgraph_list(
     return Call(LANGGRAPH_LIST, {
         "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "filter": _json(filter),
         "before": before, "limit": limit,
-    }, _rows, conn)
+    }, _rows, conn, binary=True)
 
 
 def langgraph_delete_thread(thread_id: str, *, conn: Any = None) -> Call[int]:

@@ -114,7 +114,7 @@ class ActaeClient:
 
     @staticmethod
     async def _execute(conn: psycopg.AsyncConnection[Any], call: calls.Call[T]) -> T:
-        async with conn.cursor(row_factory=dict_row) as cur:
+        async with conn.cursor(row_factory=dict_row, binary=call.binary) as cur:
             await cur.execute(call.sql, call.params)
             return call.read(await cur.fetchall())
 
@@ -262,7 +262,7 @@ class SyncActaeClient:
 
     @staticmethod
     def _execute(conn: psycopg.Connection[Any], call: calls.Call[T]) -> T:
-        with conn.cursor(row_factory=dict_row) as cur:
+        with conn.cursor(row_factory=dict_row, binary=call.binary) as cur:
             cur.execute(call.sql, call.params)
             return call.read(cur.fetchall())
 

@@ -76,7 +76,9 @@ class _Codec:
             return stored["value"]
         return self.serde.loads_typed((stored["type"], base64.b64decode(stored["data"])))
 
-    def _state(self, checkpoint: Checkpoint) -> dict[str, Any]:
+    def _state(self, checkpoint: Checkpoint) -> tuple[dict[str, Any], list[bytes]]:
+        """The checkpoint as stored JSON, and the serialized channel values it refers to as
+        {"type": t, "blob": i} (sent as bytes; the database stores them as base64)."""
         state: dict[str, Any] = {}
         encoded: dict[str, Any] = {}
         for key, value in checkpoint.items():
@@ -86,21 +88,33 @@ class _Codec:
                 state[key] = value
             else:
                 encoded[key] = self._encode(value)
-        state["channel_values"] = {
-            channel: self._encode(value)
-            for channel, value in checkpoint["channel_values"].items()
-        }
+        values: dict[str, Any] = {}
+        blobs: list[bytes] = []
+        for channel, value in checkpoint["channel_values"].items():
+            if _plain(value):
+                values[channel] = {"value": value}
+            else:
+                kind, data = self.serde.dumps_typed(value)
+                blobs.append(data)
+                values[channel] = {"type": kind, "blob": len(blobs)}
+        state["channel_values"] = values
         if encoded:
             state["encoded"] = encoded
-        return state
+        return state, blobs
 
-    def _checkpoint(self, state: Mapping[str, Any]) -> Checkpoint:
+    def _checkpoint(self, state: Mapping[str, Any], blobs: Sequence[bytes] | None) -> Checkpoint:
         checkpoint = {k: v for k, v in state.items() if k not in ("channel_values", "encoded")}
         for key, value in (state.get("encoded") or {}).items():
             checkpoint[key] = self._decode(value)
-        checkpoint["channel_values"] = {
-            channel: self._decode(value) for channel, value in state["channel_values"].items()
-        }
+        values = {}
+        for channel, value in state["channel_values"].items():
+            if "blob" in value:
+                assert blobs is not None
+                values[channel] = self.serde.loads_typed(
+                    (value["type"], bytes(blobs[value["blob"] - 1])))
+            else:
+                values[channel] = self._decode(value)
+        checkpoint["channel_values"] = values
         return checkpoint  # type: ignore[return-value]
 
     def _put_call(
@@ -108,9 +122,10 @@ class _Codec:
     ) -> tuple[calls.Call[Row], RunnableConfig]:
         conf = config["configurable"]
         thread_id, ns = str(conf["thread_id"]), conf.get("checkpoint_ns", "")
+        state, blobs = self._state(checkpoint)
         call = calls.langgraph_put(
-            thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"),
-            self._state(checkpoint), get_serializable_checkpoint_metadata(config, metadata),
+            thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), state,
+            get_serializable_checkpoint_metadata(config, metadata), blobs,
         )
         next_config: RunnableConfig = {"configurable": {
             "thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"],
@@ -158,7 +173,7 @@ class _Codec:
         parent = row["parent_checkpoint_id"]
         return CheckpointTuple(
             config=config_of(row["checkpoint_id"]),
-            checkpoint=self._checkpoint(row["checkpoint"]),
+            checkpoint=self._checkpoint(row["checkpoint"], row["blobs"]),
             metadata=row["metadata"],
             parent_config=config_of(parent) if parent else None,
             pending_writes=[
