@@ -195,6 +195,25 @@ begin
 end;
 $$;
 
+-- actae._langgraph_require_new_thread — AC409 (DETAIL names p_argument) when the thread
+-- already has a namespace: copies and forks create threads, they never merge into one.
+create or replace function actae._langgraph_require_new_thread(
+    p_thread_id text,
+    p_argument text
+) returns void
+language plpgsql
+stable
+as $$
+begin
+    if exists (select 1 from actae.langgraph_threads as t where t.thread_id = p_thread_id) then
+        perform actae._raise(
+            'AC409', format('thread %s already exists', p_thread_id),
+            jsonb_build_object('argument', p_argument, p_argument, p_thread_id)
+        );
+    end if;
+end;
+$$;
+
 -- actae._langgraph_copy_index — index, under the thread namespace channel p_target_id,
 -- every checkpoint and pending write of p_source_id recorded at or before p_at_cursor. The
 -- rows keep pointing at the events and snapshots where they live (the target is a fork of
@@ -626,14 +645,7 @@ declare
 begin
     perform actae._check_text(p_source_thread_id, 'source_thread_id', 1024);
     perform actae._check_text(p_target_thread_id, 'target_thread_id', 1024);
-    if exists (
-        select 1 from actae.langgraph_threads as t where t.thread_id = p_target_thread_id
-    ) then
-        perform actae._raise(
-            'AC409', format('thread %s already exists', p_target_thread_id),
-            jsonb_build_object('target_thread_id', p_target_thread_id)
-        );
-    end if;
+    perform actae._langgraph_require_new_thread(p_target_thread_id, 'target_thread_id');
     for v_map in
         select t.* from actae.langgraph_threads as t
         where t.thread_id = p_source_thread_id
@@ -700,14 +712,7 @@ begin
                 'checkpoint_id', p_checkpoint_id)
         );
     end if;
-    if exists (
-        select 1 from actae.langgraph_threads as t where t.thread_id = p_new_thread_id
-    ) then
-        perform actae._raise(
-            'AC409', format('thread %s already exists', p_new_thread_id),
-            jsonb_build_object('new_thread_id', p_new_thread_id)
-        );
-    end if;
+    perform actae._langgraph_require_new_thread(p_new_thread_id, 'new_thread_id');
     perform actae._lock_channel(v_channel_id, false);
     select min(l.cursor) - 1 into v_cut
     from (
