@@ -136,15 +136,16 @@ begin
     if jsonb_typeof(p_state -> 'channel_values') is distinct from 'object'
         or not exists (
             select 1 from jsonb_each(p_state -> 'channel_values') as v (channel, value)
-            where v.value ? 'data'
+            where jsonb_typeof(v.value) = 'object' and v.value ? 'data'
         ) then
         return;
     end if;
     with numbered as (
         select
             v.channel, v.value,
-            case when v.value ? 'data' then
-                count(*) filter (where v.value ? 'data') over (order by v.channel)
+            case when jsonb_typeof(v.value) = 'object' and v.value ? 'data' then
+                count(*) filter (where jsonb_typeof(v.value) = 'object' and v.value ? 'data')
+                    over (order by v.channel)
             end as blob
         from jsonb_each(p_state -> 'channel_values') as v (channel, value)
     )
@@ -245,6 +246,40 @@ begin
 end;
 $$;
 
+-- actae._langgraph_check_values — AC400 unless every channel value of the checkpoint that
+-- carries serialized data ({"data": ...}) has a text "type" and base64 "data", so every
+-- stored checkpoint can be read back.
+create or replace function actae._langgraph_check_values(
+    p_checkpoint jsonb
+) returns void
+language plpgsql
+immutable
+as $$
+declare
+    v_value jsonb;
+begin
+    if jsonb_typeof(p_checkpoint -> 'channel_values') is distinct from 'object' then
+        return;
+    end if;
+    for v_value in
+        select v.value from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
+        where jsonb_typeof(v.value) = 'object' and v.value ? 'data'
+    loop
+        begin
+            if jsonb_typeof(v_value -> 'type') is distinct from 'string' then
+                raise exception using errcode = '22023';
+            end if;
+            perform decode(v_value ->> 'data', 'base64');
+        exception when others then
+            perform actae._raise(
+                'AC400', 'a channel value with "data" needs a text "type" and base64 "data"',
+                jsonb_build_object('argument', 'checkpoint')
+            );
+        end;
+    end loop;
+end;
+$$;
+
 -- actae._langgraph_inline_blobs — the checkpoint with every channel value {"type": t,
 -- "blob": i} replaced by {"type": t, "data": base64 of p_blobs[i]} (PostgreSQL's base64,
 -- with a line break every 76 characters, which base64 decoders skip).
@@ -262,9 +297,11 @@ begin
     end if;
     if exists (
         select 1 from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
-        where v.value ? 'blob' and (jsonb_typeof(v.value -> 'blob') <> 'number'
-            or (v.value ->> 'blob') !~ '^[0-9]{1,9}$'
-            or p_blobs[(v.value ->> 'blob')::integer] is null)
+        where jsonb_typeof(v.value) = 'object' and v.value ? 'blob' and case
+            when jsonb_typeof(v.value -> 'blob') <> 'number'
+                or (v.value ->> 'blob') !~ '^[0-9]{1,9}$' then true
+            else p_blobs[(v.value ->> 'blob')::integer] is null
+        end
     ) then
         perform actae._raise(
             'AC400', 'every channel value {"blob": i} must name an element of blobs',
@@ -273,7 +310,7 @@ begin
     end if;
     return jsonb_set(p_checkpoint, '{channel_values}', (
         select coalesce(jsonb_object_agg(v.channel, case
-            when v.value ? 'blob' then jsonb_build_object(
+            when jsonb_typeof(v.value) = 'object' and v.value ? 'blob' then jsonb_build_object(
                 'type', v.value -> 'type',
                 'data', encode(p_blobs[(v.value ->> 'blob')::integer], 'base64')
             )
@@ -321,6 +358,7 @@ declare
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
+    perform actae._langgraph_check_values(p_checkpoint);
     if p_blobs is not null then
         v_checkpoint := actae._langgraph_inline_blobs(p_checkpoint, p_blobs);
     end if;
@@ -430,12 +468,14 @@ begin
     perform actae._check_range(octet_length(p_task_path), 'task_path bytes', 0, 1024);
     if p_writes is null or jsonb_typeof(p_writes) <> 'array' or exists (
         select 1 from jsonb_array_elements(p_writes) as w (value)
-        where jsonb_typeof(w.value) <> 'object'
-            or jsonb_typeof(w.value -> 'idx') is distinct from 'number'
-            or jsonb_typeof(w.value -> 'channel') is distinct from 'string'
-            or not w.value ? 'value'
-            or (w.value ->> 'idx')::numeric not between -1000000 and 1000000
-            or (w.value ->> 'idx')::numeric <> trunc((w.value ->> 'idx')::numeric)
+        where case
+            when jsonb_typeof(w.value) <> 'object'
+                or jsonb_typeof(w.value -> 'idx') is distinct from 'number'
+                or jsonb_typeof(w.value -> 'channel') is distinct from 'string'
+                or not w.value ? 'value' then true
+            else (w.value ->> 'idx')::numeric not between -1000000 and 1000000
+                or (w.value ->> 'idx')::numeric <> trunc((w.value ->> 'idx')::numeric)
+        end
     ) then
         perform actae._raise(
             'AC400',

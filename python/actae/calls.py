@@ -405,7 +405,8 @@ def langgraph_put_writes(
     """Store a task's pending writes as idempotent events; returns how many were recorded."""
     return Call(LANGGRAPH_PUT_WRITES, {
         "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
-        "task_id": task_id, "task_path": task_path, "writes": _json(list(writes)),
+        "task_id": task_id, "task_path": task_path,
+        "writes": _json(writes),
     }, lambda rows: int(rows[0]["langgraph_put_writes"]), conn)
 
 
@@ -459,13 +460,15 @@ def langgraph_prune(
     thread_ids: Sequence[str], strategy: str = "keep_latest", *, conn: Any = None
 ) -> Call[int]:
     """keep_latest: forget all but the latest checkpoint per namespace; delete: the threads."""
-    return Call(LANGGRAPH_PRUNE, {"thread_ids": list(thread_ids), "strategy": strategy},
-                _count, conn)
+    return Call(LANGGRAPH_PRUNE, {
+        "thread_ids": None if thread_ids is None else list(thread_ids), "strategy": strategy,
+    }, _count, conn)
 
 
 def langgraph_delete_for_runs(run_ids: Sequence[str], *, conn: Any = None) -> Call[int]:
     """Forget the checkpoints whose metadata run_id is one of run_ids."""
-    return Call(LANGGRAPH_DELETE_FOR_RUNS, {"run_ids": list(run_ids)}, _count, conn)
+    return Call(LANGGRAPH_DELETE_FOR_RUNS, {
+        "run_ids": None if run_ids is None else list(run_ids)}, _count, conn)
 
 
 def langgraph_channel(thread_id: str, checkpoint_ns: str = "", *, conn: Any = None) -> Call[str]:

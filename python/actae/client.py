@@ -174,6 +174,17 @@ class ActaeClient:
     ledger_status = _async_method(calls.ledger_status)
     tool_stats = _async_method(calls.tool_stats)
     channel_lineage = _async_method(calls.channel_lineage)
+    # LangGraph checkpointer functions (actae.langgraph wraps them as LangGraph savers).
+    langgraph_put = _async_method(calls.langgraph_put)
+    langgraph_put_writes = _async_method(calls.langgraph_put_writes)
+    langgraph_get_tuple = _async_method(calls.langgraph_get_tuple)
+    langgraph_list = _async_method(calls.langgraph_list)
+    langgraph_delete_thread = _async_method(calls.langgraph_delete_thread)
+    langgraph_copy_thread = _async_method(calls.langgraph_copy_thread)
+    langgraph_fork_thread = _async_method(calls.langgraph_fork_thread)
+    langgraph_prune = _async_method(calls.langgraph_prune)
+    langgraph_delete_for_runs = _async_method(calls.langgraph_delete_for_runs)
+    langgraph_channel = _async_method(calls.langgraph_channel)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -322,6 +333,17 @@ class SyncActaeClient:
     ledger_status = _sync_method(calls.ledger_status)
     tool_stats = _sync_method(calls.tool_stats)
     channel_lineage = _sync_method(calls.channel_lineage)
+    # LangGraph checkpointer functions (actae.langgraph wraps them as LangGraph savers).
+    langgraph_put = _sync_method(calls.langgraph_put)
+    langgraph_put_writes = _sync_method(calls.langgraph_put_writes)
+    langgraph_get_tuple = _sync_method(calls.langgraph_get_tuple)
+    langgraph_list = _sync_method(calls.langgraph_list)
+    langgraph_delete_thread = _sync_method(calls.langgraph_delete_thread)
+    langgraph_copy_thread = _sync_method(calls.langgraph_copy_thread)
+    langgraph_fork_thread = _sync_method(calls.langgraph_fork_thread)
+    langgraph_prune = _sync_method(calls.langgraph_prune)
+    langgraph_delete_for_runs = _sync_method(calls.langgraph_delete_for_runs)
+    langgraph_channel = _sync_method(calls.langgraph_channel)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

@@ -13,7 +13,10 @@ resume the thread from the checkpointer in a new child process, and count charge
 * after_recorded: the result is recorded, LangGraph has not saved the step's writes yet.
   The resumed run re-runs the tool node and the call replays: 1 request, 1 charge.
 
-Run as a script, this file is that child process (see _child).
+Both runs use durability="sync": each step's checkpoint is saved before the next step
+starts. With LangGraph's default "async" a kill can also lose the step that asked for the
+tool call, and a real model asked again answers with a new tool-call id, which is a new
+execution (docs/langgraph.md says so). Run as a script, this file is that child process.
 """
 
 from __future__ import annotations
@@ -94,10 +97,11 @@ def _child(dsn: str, table: str, thread_id: str, mode: str) -> None:
     with _KillingSaver.from_conn_string(dsn) as saver:
         if mode == "start":
             graph = _graph(saver, dsn, table, [AIMessage(content="", tool_calls=[CALL]), done])
-            graph.invoke({"messages": [HumanMessage(content="charge order o-4471")]}, config)
+            graph.invoke({"messages": [HumanMessage(content="charge order o-4471")]}, config,
+                         durability="sync")
         else:  # resume: the first model reply is in the checkpoint, only the last is asked
             graph = _graph(saver, dsn, table, [done])
-            state = graph.invoke(None, config)
+            state = graph.invoke(None, config, durability="sync")
             print([type(m).__name__ + ":" + str(m.content) for m in state["messages"]])
 
 
