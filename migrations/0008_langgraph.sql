@@ -10,15 +10,17 @@
 -- copy inherits the ancestor's events through fork_channel instead of copying them).
 -- Tables are not a public interface: callers use the actae.langgraph_* functions.
 
+-- A thread namespace has at most one channel. That is kept by the functions (they create a
+-- mapping under a transaction-scoped advisory lock on the thread namespace), not by a
+-- unique index, because every key leads with channel_id (SPEC section 6).
 create table actae.langgraph_threads (
+    channel_id text primary key,
     thread_id text not null,
     checkpoint_ns text not null,
-    channel_id text not null,
-    created_at timestamptz not null default clock_timestamp(),
-    primary key (thread_id, checkpoint_ns)
+    created_at timestamptz not null default clock_timestamp()
 );
-create unique index langgraph_threads_channel_id_idx
-on actae.langgraph_threads (channel_id);
+create index langgraph_threads_thread_id_idx
+on actae.langgraph_threads (thread_id, checkpoint_ns);
 
 create table actae.langgraph_checkpoints (
     channel_id text not null,

@@ -61,8 +61,8 @@ $$;
 
 -- actae._langgraph_channel — the channel of a thread namespace; null when there is none
 -- and p_create is false. A new one is named 'langgraph:<thread_id>[:<checkpoint_ns>]'
--- when that fits and is free, else 'langgraph:<uuid>'. Concurrent creators agree (the
--- mapping's primary key decides).
+-- when that fits and is free, else 'langgraph:<uuid>'. Creators of the same thread
+-- namespace take a transaction-scoped advisory lock on it, so they agree on one channel.
 create or replace function actae._langgraph_channel(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -79,6 +79,15 @@ begin
     if found or not p_create then
         return v_channel_id;
     end if;
+    perform pg_advisory_xact_lock(
+        hashtextextended('actae.langgraph_threads' || chr(31) || p_thread_id || chr(31)
+            || p_checkpoint_ns, 0)
+    );
+    select t.channel_id into v_channel_id from actae.langgraph_threads as t
+    where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
+    if found then
+        return v_channel_id;
+    end if;
     v_channel_id := 'langgraph:' || p_thread_id
         || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end;
     if octet_length(v_channel_id) > 256
@@ -88,11 +97,8 @@ begin
         ) then
         v_channel_id := 'langgraph:' || gen_random_uuid();
     end if;
-    insert into actae.langgraph_threads (thread_id, checkpoint_ns, channel_id)
-    values (p_thread_id, p_checkpoint_ns, v_channel_id)
-    on conflict (thread_id, checkpoint_ns) do nothing;
-    select t.channel_id into v_channel_id from actae.langgraph_threads as t
-    where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
+    insert into actae.langgraph_threads (channel_id, thread_id, checkpoint_ns)
+    values (v_channel_id, p_thread_id, p_checkpoint_ns);
     return v_channel_id;
 end;
 $$;
