@@ -103,69 +103,63 @@ begin
 end;
 $$;
 
--- actae._langgraph_writes — the pending writes of a checkpoint as a JSON array of
+-- actae._langgraph_writes — the pending writes of a checkpoint as one JSON array of
 -- [task_id, channel, value], in LangGraph's writes_sort_key order (task_path, task_id, idx).
+-- One row. LANGUAGE sql and set-returning, so a query that calls it in FROM gets it inlined.
 create or replace function actae._langgraph_writes(
     p_channel_id text,
     p_checkpoint_id text
-) returns jsonb
-language plpgsql
+) returns table (writes jsonb)
+language sql
 stable
 as $$
-begin
-    return (
-        select coalesce(jsonb_agg(
-            jsonb_build_array(w.task_id, e.payload -> 'channel', e.payload -> 'value')
-            order by e.payload ->> 'task_path', w.task_id, w.idx
-        ), '[]'::jsonb)
-        from actae.langgraph_writes as w
-        inner join actae.events as e
-            on e.channel_id = w.data_channel_id and e.cursor = w.cursor
-        where w.channel_id = p_channel_id and w.checkpoint_id = p_checkpoint_id
-    );
-end;
+    select coalesce(jsonb_agg(
+        jsonb_build_array(w.task_id, e.payload -> 'channel', e.payload -> 'value')
+        order by e.payload ->> 'task_path', w.task_id, w.idx
+    ), '[]'::jsonb)
+    from actae.langgraph_writes as w
+    inner join actae.events as e
+        on w.data_channel_id = e.channel_id and w.cursor = e.cursor
+    where w.channel_id = p_channel_id and w.checkpoint_id = p_checkpoint_id
 $$;
 
 -- actae._langgraph_split_blobs — the inverse of _langgraph_inline_blobs for reads: the
 -- state with every channel value {"type": t, "data": base64} replaced by {"type": t,
--- "blob": i}, and the decoded bytes as blobs[i].
+-- "blob": i}, and the decoded bytes as blobs[i] (blobs null and the state unchanged when
+-- there are none). One row. LANGUAGE sql and set-returning, so a query that calls it in
+-- FROM gets it inlined instead of calling a function per row.
 create or replace function actae._langgraph_split_blobs(
-    p_state jsonb,
-    out checkpoint jsonb,
-    out blobs bytea[]
-)
-language plpgsql
+    p_state jsonb
+) returns table (checkpoint jsonb, blobs bytea[])
+language sql
 immutable
 as $$
-begin
-    checkpoint := p_state;
-    if jsonb_typeof(p_state -> 'channel_values') is distinct from 'object'
-        or not exists (
-            select 1 from jsonb_each(p_state -> 'channel_values') as v (channel, value)
-            where jsonb_typeof(v.value) = 'object' and v.value ? 'data'
-        ) then
-        return;
-    end if;
-    with numbered as (
-        select
-            v.channel, v.value,
-            case when jsonb_typeof(v.value) = 'object' and v.value ? 'data' then
-                count(*) filter (where jsonb_typeof(v.value) = 'object' and v.value ? 'data')
-                    over (order by v.channel)
-            end as blob
-        from jsonb_each(p_state -> 'channel_values') as v (channel, value)
-    )
-
     select
-        jsonb_set(p_state, '{channel_values}', jsonb_object_agg(n.channel, case
-            when n.blob is null then n.value
-            else jsonb_build_object('type', n.value -> 'type', 'blob', n.blob)
-        end)),
-        array_agg(decode(n.value ->> 'data', 'base64') order by n.blob)
-        filter (where n.blob is not null)
-    into checkpoint, blobs
-    from numbered as n;
-end;
+        case when n.blobs is null then p_state
+            else jsonb_set(p_state, '{channel_values}', n.vals) end,
+        n.blobs
+    from (
+        select
+            jsonb_object_agg(v.channel, case
+                when v.blob is null then v.value
+                else jsonb_build_object('type', v.value -> 'type', 'blob', v.blob)
+            end) as vals,
+            array_agg(decode(v.value ->> 'data', 'base64') order by v.blob)
+                filter (where v.blob is not null) as blobs
+        from (
+            select
+                e.key as channel, e.value,
+                case when jsonb_typeof(e.value) = 'object' and e.value ? 'data' then
+                    count(*) filter (
+                        where jsonb_typeof(e.value) = 'object' and e.value ? 'data'
+                    ) over (order by e.key)
+                end as blob
+            from jsonb_each(case
+                when jsonb_typeof(p_state -> 'channel_values') = 'object'
+                    then p_state -> 'channel_values'
+            end) as e
+        ) as v
+    ) as n
 $$;
 
 -- actae._langgraph_drop_channel — forget a thread namespace's channel: its index rows go;
@@ -578,10 +572,10 @@ begin
     return query
     select
         p_thread_id, p_checkpoint_ns, v_row.checkpoint_id, v_row.parent_checkpoint_id,
-        b.checkpoint, v_row.metadata,
-        actae._langgraph_writes(v_channel_id, v_row.checkpoint_id), v_channel_id, b.blobs
+        b.checkpoint, v_row.metadata, pw.writes, v_channel_id, b.blobs
     from actae.snapshots as s
     cross join lateral actae._langgraph_split_blobs(s.state) as b
+    cross join lateral actae._langgraph_writes(v_channel_id, v_row.checkpoint_id) as pw
     where s.channel_id = v_row.data_channel_id and s.version = v_row.version;
 end;
 $$;
@@ -615,8 +609,7 @@ begin
     return query
     select
         l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.parent_checkpoint_id, b.checkpoint,
-        l.metadata, actae._langgraph_writes(l.channel_id, l.checkpoint_id), l.channel_id,
-        b.blobs
+        l.metadata, pw.writes, l.channel_id, b.blobs
     from (
         select
             t.thread_id, t.checkpoint_ns, k.checkpoint_id, k.parent_checkpoint_id, s.state,
@@ -633,6 +626,7 @@ begin
         limit p_limit
     ) as l
     cross join lateral actae._langgraph_split_blobs(l.state) as b
+    cross join lateral actae._langgraph_writes(l.channel_id, l.checkpoint_id) as pw
     order by l.checkpoint_id desc;
 end;
 $$;
