@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
+from actae.admin_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
 from actae.models import (
     Channel,
     Claim,
@@ -25,7 +26,7 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
-from actae.ops_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
+from actae.runs import RunRecord, SleepResult, WaitResult
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -289,7 +290,7 @@ def watch_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Ca
                 lambda rows: rows[0]["topic"], conn)
 
 
-# Operator functions and audit views (migration 0002, sql/30_operations.sql).
+# Operator functions and audit views (migration 0002, sql/30_admin.sql).
 
 CANCEL_EXECUTION = _sql("cancel_execution", "execution_id::uuid", "reason::text")
 CLOSE_CHANNEL = _sql("close_channel", "channel_id::text")
@@ -344,6 +345,153 @@ def tool_stats(*, conn: Any = None) -> Call[list[ToolStats]]:
 def channel_lineage(channel_id: str, *, conn: Any = None) -> Call[list[LineageEntry]]:
     """The ancestors of a channel, root first."""
     return Call(CHANNEL_LINEAGE, {"channel_id": channel_id}, _many(LineageEntry), conn)
+
+
+# Runs (migration 0007, sql/40_runs.sql, SPEC section 7).
+
+START_RUN = _sql("start_run", "channel_id::text", "agent::text", "input::jsonb", "queue::text",
+                 "run_at::timestamptz", "max_attempts::integer")
+CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
+                 "lease_seconds::integer")
+HEARTBEAT_RUN = _sql("heartbeat_run", "channel_id::text", "claim_token::uuid",
+                     "lease_seconds::integer")
+COMPLETE_RUN = _sql("complete_run", "channel_id::text", "claim_token::uuid", "result::jsonb")
+FAIL_RUN = _sql("fail_run", "channel_id::text", "claim_token::uuid", "error::text",
+                "retryable::boolean")
+SLEEP_RUN = _sql("sleep_run", "channel_id::text", "claim_token::uuid", "sleep_key::text",
+                 "seconds::integer")
+WAIT_FOR_EVENT = _sql("wait_for_event", "channel_id::text", "claim_token::uuid",
+                      "wait_key::text", "event_type::text", "timeout_seconds::integer")
+CANCEL_RUN = _sql("cancel_run", "channel_id::text", "reason::text")
+GET_RUN = _sql("get_run", "channel_id::text")
+LIST_RUNS = _sql("list_runs", "queue::text", "status::text", "agent::text", "max_rows::integer")
+QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
+
+
+def _seconds(value: timedelta | float | None) -> int | None:
+    """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400)."""
+    if value is None:
+        return None
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    return int(-(-seconds // 1))
+
+
+def _first_run(rows: list[Row]) -> RunRecord | None:
+    return RunRecord.model_validate(rows[0]) if rows else None
+
+
+def start_run(
+    channel_id: str,
+    agent: str,
+    input: Any = None,  # noqa: A002 - the contract's name
+    queue: str = "default",
+    run_at: datetime | None = None,
+    max_attempts: int = 5,
+    *,
+    conn: Any = None,
+) -> Call[RunRecord]:
+    """Create the run of ``agent`` on ``channel_id`` (outcome started), or replay it when the
+    channel already has this agent and input (outcome replayed)."""
+    return Call(START_RUN, {
+        "channel_id": channel_id, "agent": agent, "input": _json(input), "queue": queue,
+        "run_at": run_at, "max_attempts": max_attempts,
+    }, _one(RunRecord), conn)
+
+
+def claim_run(
+    queue: str,
+    worker: str,
+    agents: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    *,
+    conn: Any = None,
+) -> Call[RunRecord | None]:
+    """Lease the oldest due run of ``queue`` (claimed / reclaimed), or None."""
+    return Call(CLAIM_RUN, {
+        "queue": queue, "worker": worker,
+        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
+    }, _first_run, conn)
+
+
+def heartbeat_run(
+    channel_id: str, claim_token: UUID, lease_seconds: int | None = None, *, conn: Any = None
+) -> Call[RunRecord]:
+    """Extend the owner's lease; the row says whether cancellation was requested."""
+    return Call(HEARTBEAT_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "lease_seconds": lease_seconds,
+    }, _one(RunRecord), conn)
+
+
+def complete_run(
+    channel_id: str, claim_token: UUID, result: Any = None, *, conn: Any = None
+) -> Call[RunRecord]:
+    """Finish the owner's run (repeating with the same result is a no-op)."""
+    return Call(COMPLETE_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "result": _json(result),
+    }, _one(RunRecord), conn)
+
+
+def fail_run(
+    channel_id: str, claim_token: UUID, error: str, retryable: bool = True, *, conn: Any = None
+) -> Call[RunRecord]:
+    """Record a failed attempt: queued again after backoff, or failed / cancelled for good."""
+    return Call(FAIL_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "error": error,
+        "retryable": retryable,
+    }, _one(RunRecord), conn)
+
+
+def sleep_run(
+    channel_id: str, claim_token: UUID, sleep_key: str, seconds: timedelta | float | None,
+    *, conn: Any = None,
+) -> Call[SleepResult]:
+    """Durable sleep: elapsed (go on), sleeping (parked) or cancelled."""
+    return Call(SLEEP_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "sleep_key": sleep_key,
+        "seconds": _seconds(seconds),
+    }, _one(SleepResult), conn)
+
+
+def wait_for_event(
+    channel_id: str, claim_token: UUID, wait_key: str, event_type: str,
+    timeout: timedelta | float | None, *, conn: Any = None,
+) -> Call[WaitResult]:
+    """Durable wait for an event of ``event_type``: received, timed_out, waiting (parked)
+    or cancelled."""
+    return Call(WAIT_FOR_EVENT, {
+        "channel_id": channel_id, "claim_token": claim_token, "wait_key": wait_key,
+        "event_type": event_type, "timeout_seconds": _seconds(timeout),
+    }, _one(WaitResult), conn)
+
+
+def cancel_run(channel_id: str, reason: str, *, conn: Any = None) -> Call[RunRecord]:
+    """Stop a run (operators): parked or queued ones at once, a running one at its owner's
+    next heartbeat, sleep or wait."""
+    return Call(CANCEL_RUN, {"channel_id": channel_id, "reason": reason}, _one(RunRecord), conn)
+
+
+def get_run(channel_id: str, *, conn: Any = None) -> Call[RunRecord]:
+    """One run (never its claim token)."""
+    return Call(GET_RUN, {"channel_id": channel_id}, _one(RunRecord), conn)
+
+
+def list_runs(
+    queue: str | None = None,
+    status: str | None = None,
+    agent: str | None = None,
+    max_rows: int = 100,
+    *,
+    conn: Any = None,
+) -> Call[list[RunRecord]]:
+    """Runs filtered by queue, status and agent, oldest first."""
+    return Call(LIST_RUNS, {
+        "queue": queue, "status": status, "agent": agent, "max_rows": max_rows,
+    }, _many(RunRecord), conn)
+
+
+def queue_topic(queue: str, *, conn: Any = None) -> Call[str]:
+    """The LISTEN topic on which a queue announces runs that became due now."""
+    return Call(QUEUE_TOPIC, {"queue": queue}, lambda rows: rows[0]["topic"], conn)
 
 
 # LangGraph checkpointer (migration 0008, sql/50_langgraph.sql; used by actae.langgraph).
@@ -457,7 +605,7 @@ def langgraph_fork_thread(
 
 
 def langgraph_prune(
-    thread_ids: Sequence[str], strategy: str = "keep_latest", *, conn: Any = None
+    thread_ids: Sequence[str] | None, strategy: str = "keep_latest", *, conn: Any = None
 ) -> Call[int]:
     """keep_latest: forget all but the latest checkpoint per namespace; delete: the threads."""
     return Call(LANGGRAPH_PRUNE, {
@@ -465,7 +613,9 @@ def langgraph_prune(
     }, _count, conn)
 
 
-def langgraph_delete_for_runs(run_ids: Sequence[str], *, conn: Any = None) -> Call[int]:
+def langgraph_delete_for_runs(
+    run_ids: Sequence[str] | None, *, conn: Any = None
+) -> Call[int]:
     """Forget the checkpoints whose metadata run_id is one of run_ids."""
     return Call(LANGGRAPH_DELETE_FOR_RUNS, {
         "run_ids": None if run_ids is None else list(run_ids)}, _count, conn)

@@ -47,7 +47,7 @@ from actae import calls
 from actae.client import ActaeClient, SyncActaeClient
 from actae.migrate import migrate
 from actae.models import ForkResult
-from actae.tools import ToolContext
+from actae.context import ToolContext
 
 __all__ = [
     "ActaeSaver",

@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 ClaimOutcome = Literal["claimed", "replayed", "reclaimed", "in_progress", "failed"]
-ExecutionStatus = Literal["claimed", "in_progress", "completed", "failed"]
+ExecutionStatus = Literal["claimed", "in_progress", "completed", "failed", "cancelled"]
 
 
 class _Row(BaseModel):

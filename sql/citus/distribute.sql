@@ -9,7 +9,7 @@
 -- Every table is hash-distributed on channel_id and co-located with actae.channels, so all
 -- rows of one channel live on one shard and a call on one channel is a router query.
 -- Every primary key and unique constraint leads with channel_id, which Citus requires
--- (tests/sql/operations/keys_lead_with_channel_id.sql keeps it that way).
+-- (tests/sql/admin/keys_lead_with_channel_id.sql keeps it that way).
 
 select create_distributed_table('actae.channels', 'channel_id');
 select create_distributed_table(

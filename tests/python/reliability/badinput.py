@@ -7,7 +7,7 @@ import math
 import os
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -117,6 +117,13 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         "key_ttl": st.one_of(st.none(), st.sampled_from(INTERVAL_EDGES),
                              st.timedeltas(min_value=timedelta(days=-10),
                                            max_value=timedelta(days=40000))),
+        # Runs (sql/40_runs.sql).
+        **{name: any_text for name in ("queue", "worker", "agent", "sleep_key", "wait_key")},
+        "input": any_json,
+        "agents": st.one_of(st.none(), st.lists(any_text, max_size=3), st.just([])),
+        "max_attempts": any_int,
+        "timeout": any_int,
+        "run_at": st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))),
         # purge deletes what is past its lifetime: valid ages stay far beyond any test data.
         "older_than": st.one_of(st.none(), st.sampled_from(
             ["-1 second", "bogus", timedelta(days=-1), timedelta(days=200 * 365)])),
@@ -162,6 +169,10 @@ def raw_strategy(pg_type: str, world: World) -> st.SearchStrategy[Any]:
         return st.one_of(st.none(), st.booleans())
     if pg_type == "text[]":
         return st.one_of(st.none(), st.lists(safe_text, max_size=4))
+    if pg_type == "timestamp with time zone":
+        return st.one_of(st.none(), st.datetimes(
+            min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
+            timezones=st.just(UTC)))
     if pg_type == "bytea[]":
         return st.one_of(st.none(), st.lists(st.one_of(st.none(), st.binary(max_size=16)),
                                              max_size=3))

@@ -15,6 +15,7 @@ select is(
      where p.pronamespace = 'actae'::regnamespace
        and p.proname in ('get_execution', 'list_executions', 'list_expired_leases',
            'get_channel', 'list_events', 'get_state', 'channel_topic',
+           'get_run', 'list_runs', 'queue_topic',
            'langgraph_get_tuple', 'langgraph_list')),
     'the auditor can execute exactly the read functions');
 select is(
