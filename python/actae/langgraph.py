@@ -45,9 +45,9 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import calls
 from actae.client import ActaeClient, SyncActaeClient
+from actae.context import ToolContext
 from actae.migrate import migrate
 from actae.models import ForkResult
-from actae.context import ToolContext
 
 __all__ = [
     "ActaeSaver",
