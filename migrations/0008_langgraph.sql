@@ -17,7 +17,7 @@ create table actae.langgraph_threads (
     channel_id text primary key,
     thread_id text not null,
     checkpoint_ns text not null,
-    created_at timestamptz not null default clock_timestamp()
+    created_at timestamptz not null default actae._now()
 );
 create index langgraph_threads_thread_id_idx
 on actae.langgraph_threads (thread_id, checkpoint_ns);

@@ -184,7 +184,7 @@ begin
         select 1 from actae.channels as f
         where f.parent_channel_id is not null and f.lineage_ids @> array[p_channel_id]
     ) then
-        update actae.channels as c set closed_at = coalesce(c.closed_at, clock_timestamp())
+        update actae.channels as c set closed_at = coalesce(c.closed_at, actae._now())
         where c.channel_id = p_channel_id;
         return;
     end if;

@@ -12,6 +12,20 @@
 CREATE SCHEMA actae;
 
 --
+-- Name: annotation_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.annotation_row AS (
+	channel_id text,
+	display_name text,
+	tags text[],
+	note text,
+	revision bigint,
+	updated_at timestamp with time zone,
+	outcome text
+);
+
+--
 -- Name: channel_row; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -29,6 +43,47 @@ CREATE TYPE actae.channel_row AS (
 	metadata jsonb,
 	closed_at timestamp with time zone,
 	key_ttl interval
+);
+
+--
+-- Name: channel_summary; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.channel_summary AS (
+	channel_id text,
+	created_at timestamp with time zone,
+	parent_channel_id text,
+	fork_cursor bigint,
+	head_cursor bigint,
+	state_version bigint,
+	metadata jsonb,
+	closed_at timestamp with time zone,
+	last_event_at timestamp with time zone,
+	run_status text,
+	run_agent text,
+	executions bigint,
+	in_flight bigint,
+	failed bigint,
+	ambiguous bigint,
+	display_name text,
+	tags text[],
+	note text,
+	annotation_revision bigint
+);
+
+--
+-- Name: decision_trail; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.decision_trail AS (
+	channel_id text,
+	cursor bigint,
+	lineage jsonb,
+	event jsonb,
+	state_version bigint,
+	state_cursor bigint,
+	state jsonb,
+	tool_results jsonb
 );
 
 --
@@ -83,6 +138,30 @@ CREATE DOMAIN actae.execution_status AS text
 	CONSTRAINT execution_status_check CHECK ((VALUE = ANY (ARRAY['claimed'::text, 'in_progress'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])));
 
 --
+-- Name: fork_node; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.fork_node AS (
+	channel_id text,
+	parent_channel_id text,
+	fork_cursor bigint,
+	depth integer,
+	head_cursor bigint,
+	state_version bigint,
+	tool_policies jsonb,
+	metadata jsonb,
+	created_at timestamp with time zone,
+	closed_at timestamp with time zone,
+	run_status text,
+	in_flight bigint,
+	failed bigint,
+	ambiguous bigint,
+	display_name text,
+	tags text[],
+	note text
+);
+
+--
 -- Name: fork_result; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -129,7 +208,7 @@ CREATE TYPE actae.langgraph_put_result AS (
 --
 
 CREATE DOMAIN actae.operation_kind AS text
-	CONSTRAINT operation_kind_check CHECK ((VALUE = ANY (ARRAY['record_event'::text, 'transition_state'::text, 'fork_channel'::text])));
+	CONSTRAINT operation_kind_check CHECK ((VALUE = ANY (ARRAY['record_event'::text, 'transition_state'::text, 'fork_channel'::text, 'sleep_run'::text, 'wait_for_event'::text])));
 
 --
 -- Name: park_row; Type: TYPE; Schema: actae; Owner: -
@@ -206,6 +285,23 @@ CREATE TYPE actae.run_row AS (
 );
 
 --
+-- Name: state_diff; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.state_diff AS (
+	channel_a text,
+	channel_b text,
+	common_ancestor text,
+	cursor_a bigint,
+	cursor_b bigint,
+	shared_cursor bigint,
+	version_a bigint,
+	version_b bigint,
+	changes jsonb,
+	truncated boolean
+);
+
+--
 -- Name: state_row; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -213,6 +309,30 @@ CREATE TYPE actae.state_row AS (
 	version bigint,
 	cursor bigint,
 	state jsonb
+);
+
+--
+-- Name: timeline_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.timeline_row AS (
+	clock bigint,
+	cursor bigint,
+	kind text,
+	at timestamp with time zone,
+	source_channel_id text,
+	event_type text,
+	payload jsonb,
+	execution_id uuid,
+	key_name text,
+	tool_name text,
+	attempt integer,
+	status text,
+	ambiguous boolean,
+	retryable boolean,
+	params jsonb,
+	result jsonb,
+	error text
 );
 
 --
@@ -287,6 +407,14 @@ CREATE FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_pay
 --
 
 CREATE FUNCTION actae._channel(p_channel_id text) RETURNS actae.channels
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _channel_health(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._channel_health(p_channel_id text, OUT o_executions bigint, OUT o_in_flight bigint, OUT o_failed bigint, OUT o_ambiguous bigint) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
@@ -527,6 +655,14 @@ CREATE FUNCTION actae._first_event_after(p_channel actae.channels, p_event_type 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _forget_execution_traces(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._forget_execution_traces() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _fork_receipt(actae.channels, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -631,6 +767,14 @@ CREATE FUNCTION actae._langgraph_writes(p_channel_id text, p_checkpoint_id text)
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _last_event(text, bigint, bigint, timestamp with time zone, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _limit(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -719,6 +863,14 @@ CREATE FUNCTION actae._run_row(p_row actae.runs, p_outcome text, p_show_token bo
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _segments(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._segments(p_channel actae.channels) RETURNS TABLE(depth integer, channel_id text, base_cursor bigint, max_cursor bigint, max_clock bigint, clock_offset bigint)
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _set_test_clock(interval); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -748,6 +900,15 @@ CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
 
 CREATE FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone) RETURNS void
     LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: annotate_channel(text, text, text[], text, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) RETURNS actae.annotation_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
 --
@@ -832,6 +993,24 @@ CREATE FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb DEFAULT
     AS $$ (body in sql/) $$;
 
 --
+-- Name: decision_trail(text, bigint, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer DEFAULT 1000) RETURNS actae.decision_trail
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: diff_states(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer DEFAULT 1000) RETURNS actae.state_diff
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: fail_execution(uuid, text, uuid, boolean); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -850,11 +1029,29 @@ CREATE FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error te
     AS $$ (body in sql/) $$;
 
 --
+-- Name: follow_channel(text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer DEFAULT 60) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: fork_channel(text, bigint, text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text DEFAULT NULL::text, p_operation_id text DEFAULT NULL::text, p_tool_policies jsonb DEFAULT NULL::jsonb) RETURNS actae.fork_result
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: fork_tree(text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer DEFAULT 1000) RETURNS SETOF actae.fork_node
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -881,6 +1078,27 @@ CREATE FUNCTION actae.get_execution(p_execution_id uuid) RETURNS actae.execution
 --
 
 CREATE FUNCTION actae.get_execution(p_channel_id text, p_key_name text) RETURNS actae.execution_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: execution_traces; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.execution_traces (
+    channel_id text NOT NULL,
+    execution_id uuid NOT NULL,
+    fence bigint NOT NULL,
+    traceparent text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: get_execution_trace(uuid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.get_execution_trace(p_execution_id uuid) RETURNS SETOF actae.execution_traces
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -1013,6 +1231,15 @@ CREATE FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns tex
     AS $$ (body in sql/) $$;
 
 --
+-- Name: list_channels(jsonb, text, timestamp with time zone, timestamp with time zone, text, text, text, timestamp with time zone, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.list_channels(p_metadata jsonb DEFAULT NULL::jsonb, p_parent_channel_id text DEFAULT NULL::text, p_created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, p_created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, p_status text DEFAULT NULL::text, p_agent text DEFAULT NULL::text, p_tag text DEFAULT NULL::text, p_before_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_before_channel_id text DEFAULT NULL::text, p_max_rows integer DEFAULT 50) RETURNS SETOF actae.channel_summary
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: list_events(text, bigint, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -1077,6 +1304,15 @@ CREATE FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_paylo
     AS $$ (body in sql/) $$;
 
 --
+-- Name: set_execution_trace(uuid, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) RETURNS actae.execution_traces
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: set_key_ttl(text, interval); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -1100,6 +1336,15 @@ CREATE FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_k
 
 CREATE FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text DEFAULT 'default'::text, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_max_attempts integer DEFAULT 5) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: timeline(text, bigint, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint DEFAULT NULL::bigint, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.timeline_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -1129,6 +1374,19 @@ CREATE FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer DEFAULT
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
+
+--
+-- Name: annotations; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.annotations (
+    channel_id text NOT NULL,
+    display_name text,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    note text,
+    revision bigint NOT NULL,
+    updated_at timestamp with time zone NOT NULL
+);
 
 --
 -- Name: channel_lineage; Type: VIEW; Schema: actae; Owner: -
@@ -1216,7 +1474,7 @@ CREATE TABLE actae.langgraph_threads (
     channel_id text NOT NULL,
     thread_id text NOT NULL,
     checkpoint_ns text NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+    created_at timestamp with time zone DEFAULT actae._now() NOT NULL
 );
 
 --
@@ -1314,6 +1572,13 @@ CREATE VIEW actae.tool_stats AS
   GROUP BY e.tool_name;
 
 --
+-- Name: annotations annotations_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.annotations
+    ADD CONSTRAINT annotations_pkey PRIMARY KEY (channel_id);
+
+--
 -- Name: channels channels_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
 --
 
@@ -1326,6 +1591,13 @@ ALTER TABLE ONLY actae.channels
 
 ALTER TABLE ONLY actae.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (channel_id, cursor);
+
+--
+-- Name: execution_traces execution_traces_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.execution_traces
+    ADD CONSTRAINT execution_traces_pkey PRIMARY KEY (channel_id, execution_id, fence);
 
 --
 -- Name: executions executions_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
@@ -1397,6 +1669,12 @@ ALTER TABLE ONLY actae.snapshots
 CREATE INDEX channels_closed_at_idx ON actae.channels USING btree (closed_at) WHERE (closed_at IS NOT NULL);
 
 --
+-- Name: channels_created_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_created_idx ON actae.channels USING btree (created_at, channel_id);
+
+--
 -- Name: channels_forks_idx; Type: INDEX; Schema: actae; Owner: -
 --
 
@@ -1407,6 +1685,18 @@ CREATE INDEX channels_forks_idx ON actae.channels USING btree (channel_id) WHERE
 --
 
 CREATE INDEX channels_key_ttl_idx ON actae.channels USING btree (channel_id) WHERE (key_ttl IS NOT NULL);
+
+--
+-- Name: channels_parent_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_parent_idx ON actae.channels USING btree (parent_channel_id) WHERE (parent_channel_id IS NOT NULL);
+
+--
+-- Name: execution_traces_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX execution_traces_execution_id_idx ON actae.execution_traces USING btree (execution_id);
 
 --
 -- Name: executions_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
@@ -1431,6 +1721,12 @@ CREATE INDEX langgraph_threads_thread_id_idx ON actae.langgraph_threads USING bt
 --
 
 CREATE INDEX runs_due_idx ON actae.runs USING btree (queue, due_at) WHERE (due_at IS NOT NULL);
+
+--
+-- Name: executions executions_forget_traces; Type: TRIGGER; Schema: actae; Owner: -
+--
+
+CREATE TRIGGER executions_forget_traces AFTER DELETE ON actae.executions REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION actae._forget_execution_traces();
 
 --
 -- Name: SCHEMA actae; Type: ACL; Schema: -; Owner: -
@@ -1470,6 +1766,12 @@ REVOKE ALL ON FUNCTION actae._append(p_channel actae.channels, p_event_type text
 --
 
 REVOKE ALL ON FUNCTION actae._channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _channel_health(p_channel_id text, OUT o_executions bigint, OUT o_in_flight bigint, OUT o_failed bigint, OUT o_ambiguous bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._channel_health(p_channel_id text, OUT o_executions bigint, OUT o_in_flight bigint, OUT o_failed bigint, OUT o_ambiguous bigint) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _channel_row(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
@@ -1868,6 +2170,12 @@ REVOKE ALL ON FUNCTION actae._fingerprint(p_params jsonb, p_fields text[]) FROM 
 REVOKE ALL ON FUNCTION actae._first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _forget_execution_traces(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._forget_execution_traces() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _fork_receipt(p_fork actae.channels, p_outcome text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1946,6 +2254,12 @@ REVOKE ALL ON FUNCTION actae._langgraph_split_blobs(p_state jsonb) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._langgraph_writes(p_channel_id text, p_checkpoint_id text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _limit(p_argument text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2012,6 +2326,12 @@ REVOKE ALL ON FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token 
 REVOKE ALL ON FUNCTION actae._run_row(p_row actae.runs, p_outcome text, p_show_token boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _segments(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._segments(p_channel actae.channels) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _set_test_clock(p_offset interval); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2034,6 +2354,13 @@ REVOKE ALL ON FUNCTION actae._topic(p_channel_id text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) TO actae_agent;
 
 --
 -- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text); Type: ACL; Schema: actae; Owner: -
@@ -2100,6 +2427,22 @@ REVOKE ALL ON FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb)
 GRANT ALL ON FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb) TO actae_agent;
 
 --
+-- Name: FUNCTION decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer) TO actae_auditor;
+
+--
+-- Name: FUNCTION diff_states(p_channel_a text, p_channel_b text, p_max_changes integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2114,11 +2457,27 @@ REVOKE ALL ON FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_e
 GRANT ALL ON FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean) TO actae_agent;
 
 --
+-- Name: FUNCTION follow_channel(p_channel_id text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb) TO actae_agent;
+
+--
+-- Name: FUNCTION fork_tree(p_channel_id text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION get_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -2143,6 +2502,20 @@ GRANT ALL ON FUNCTION actae.get_execution(p_execution_id uuid) TO actae_auditor;
 REVOKE ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) TO actae_agent;
 GRANT ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) TO actae_auditor;
+
+--
+-- Name: TABLE execution_traces; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.execution_traces TO actae_auditor;
+
+--
+-- Name: FUNCTION get_execution_trace(p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.get_execution_trace(p_execution_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.get_execution_trace(p_execution_id uuid) TO actae_agent;
+GRANT ALL ON FUNCTION actae.get_execution_trace(p_execution_id uuid) TO actae_auditor;
 
 --
 -- Name: FUNCTION get_run(p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -2247,6 +2620,14 @@ REVOKE ALL ON FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint
 GRANT ALL ON FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text, p_task_path text, p_writes jsonb) TO actae_agent;
 
 --
+-- Name: FUNCTION list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION list_events(p_channel_id text, p_after_cursor bigint, p_max_events integer); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2301,6 +2682,13 @@ REVOKE ALL ON FUNCTION actae.record_event(p_channel_id text, p_event_type text, 
 GRANT ALL ON FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_expected_cursor bigint) TO actae_agent;
 
 --
+-- Name: FUNCTION set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) TO actae_agent;
+
+--
 -- Name: FUNCTION set_key_ttl(p_channel_id text, p_key_ttl interval); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2322,6 +2710,14 @@ REVOKE ALL ON FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input 
 GRANT ALL ON FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer) TO actae_agent;
 
 --
+-- Name: FUNCTION timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint, p_operation_id text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2341,6 +2737,12 @@ GRANT ALL ON FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid
 
 REVOKE ALL ON FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer) TO actae_agent;
+
+--
+-- Name: TABLE annotations; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.annotations TO actae_auditor;
 
 --
 -- Name: TABLE channel_lineage; Type: ACL; Schema: actae; Owner: -
