@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from actae.client import ActaeClient
@@ -24,7 +24,7 @@ def current_tool() -> ToolContext | None:
 
 
 @contextlib.contextmanager
-def running(ctx: ToolContext) -> Iterator[None]:
+def running(ctx: ToolContext) -> Generator[None, None, None]:
     """Make ``ctx`` the current tool while the tool body runs."""
     token = _current.set(ctx)
     try:

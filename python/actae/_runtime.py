@@ -106,7 +106,7 @@ async def _await_tool(step: Wait) -> Outcome | None:
 
 
 async def _astop(step: Stop) -> Outcome | None:
-    step.ctx._stop.set()
+    step.ctx.request_stop()
     task: asyncio.Future[Any] = step.handle
     if not task.done():
         task.cancel()
@@ -141,7 +141,7 @@ def run(step: LocalStep, client: Any) -> Any:
         thread_run.done.wait(step.timeout)
         return thread_run.outcome if thread_run.done.is_set() else None
     if isinstance(step, Stop):
-        step.ctx._stop.set()
+        step.ctx.request_stop()
         stopped: ThreadRun = step.handle
         return stopped.outcome if stopped.done.is_set() else None
     if isinstance(step, Attempt):

@@ -5,7 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from uuid import UUID
 
-from actae.models import _Row
+from pydantic import BaseModel, ConfigDict
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
 
 
 class PurgeResult(_Row):

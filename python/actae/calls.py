@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, LiteralString, TypeVar
 from uuid import UUID
 
 from psycopg.types.json import Jsonb
@@ -45,7 +45,7 @@ Row = dict[str, Any]
 class Call(Generic[T]):
     """One round trip: a statement, its parameters, and how to read its rows."""
 
-    sql: str
+    sql: LiteralString
     params: Mapping[str, Any]
     read: Callable[[list[Row]], T]
     conn: Any = None
@@ -57,7 +57,7 @@ def _json(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value)
 
 
-def _sql(function: str, *arguments: str) -> str:
+def _sql(function: LiteralString, *arguments: LiteralString) -> LiteralString:
     """``select * from actae.f(p_a => %(a)s::type, ...)`` for arguments given as 'a::type'."""
     named = ", ".join(
         f"p_{name} => %({name})s::{cast}" for name, cast in (a.split("::") for a in arguments)

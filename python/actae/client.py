@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
@@ -28,12 +29,34 @@ from actae.plans import tools as tool_plans
 
 P = ParamSpec("P")
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _like(builder: Callable[..., Any], cls: str) -> Callable[[F], F]:
+    """functools.wraps for a client method made from a builder or plan factory, with the
+    signature help() shows: ``self`` first, returning what the call or plan returns
+    (``Claim`` for a builder's ``Call[Claim]``), not the step itself."""
+
+    def decorate(method: F) -> F:
+        functools.update_wrapper(method, builder)
+        signature = inspect.signature(builder)
+        returns = signature.return_annotation  # 'Call[Claim]' (annotations are strings here)
+        if isinstance(returns, str) and returns.endswith("]") and "[" in returns:
+            returns = returns[returns.index("[") + 1:-1]
+        this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        method.__dict__["__signature__"] = signature.replace(
+            parameters=[this, *signature.parameters.values()], return_annotation=returns)
+        method.__qualname__ = f"{cls}.{builder.__name__}"
+        method.__module__ = __name__
+        return method
+
+    return decorate
 
 
 def _async_method(
     builder: Callable[P, calls.Call[T]],
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
-    @functools.wraps(builder)
+    @_like(builder, "ActaeClient")
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self.run(builder(*args, **kwargs))
 
@@ -43,7 +66,7 @@ def _async_method(
 def _sync_method(
     builder: Callable[P, calls.Call[T]],
 ) -> Callable[Concatenate[SyncActaeClient, P], T]:
-    @functools.wraps(builder)
+    @_like(builder, "SyncActaeClient")
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         return self.run(builder(*args, **kwargs))
 
@@ -53,7 +76,7 @@ def _sync_method(
 def _async_plan(
     factory: Callable[P, plans.Plan[T]],
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
-    @functools.wraps(factory)
+    @_like(factory, "ActaeClient")
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         watcher = observe.observer
         if watcher is None:
@@ -67,7 +90,7 @@ def _async_plan(
 def _sync_plan(
     factory: Callable[P, plans.Plan[T]],
 ) -> Callable[Concatenate[SyncActaeClient, P], T]:
-    @functools.wraps(factory)
+    @_like(factory, "SyncActaeClient")
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         watcher = observe.observer
         if watcher is None:

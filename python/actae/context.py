@@ -64,3 +64,7 @@ class ToolContext:
         """True once run_tool has stopped waiting for this tool (cancelled or lease lost);
         a long sync tool can poll it and return early."""
         return self._stop.is_set()
+
+    def request_stop(self) -> None:
+        """Make should_stop() true: run_tool calls it when it stops waiting for the tool."""
+        self._stop.set()

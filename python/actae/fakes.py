@@ -46,10 +46,10 @@ import random
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import psycopg
-from psycopg.rows import dict_row
+from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 
 SCHEMA = """
@@ -100,7 +100,8 @@ class FakeProvider:
     def charge(self, idempotency_key: str, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Perform the effect (once per key when idempotent) and return the provider's record."""
         key = self._key(idempotency_key)
-        with psycopg.connect(self.dsn, autocommit=True, row_factory=dict_row) as conn:
+        with psycopg.Connection[DictRow].connect(self.dsn, autocommit=True,
+                                                 row_factory=dict_row) as conn:
             conn.execute(
                 "insert into fake_provider.requests (provider, idempotency_key, kind)"
                 " values (%s, %s, %s)", (self.provider, key, kind),
@@ -118,7 +119,8 @@ class FakeProvider:
     def find(self, idempotency_key: str) -> dict[str, Any] | None:
         """The first effect recorded under this key, or None: reconcile by query."""
         key = self._key(idempotency_key)
-        with psycopg.connect(self.dsn, autocommit=True, row_factory=dict_row) as conn:
+        with psycopg.Connection[DictRow].connect(self.dsn, autocommit=True,
+                                                 row_factory=dict_row) as conn:
             row = self._first(conn, key)
         if row is None:
             return None
@@ -140,7 +142,7 @@ class FakeProvider:
         """How many requests reached the provider (for one key, or the whole namespace)."""
         return self._count("requests", idempotency_key)
 
-    def _count(self, table: str, idempotency_key: str | None) -> int:
+    def _count(self, table: Literal["effects", "requests"], idempotency_key: str | None) -> int:
         pattern = self._key(idempotency_key) if idempotency_key else f"{self.namespace}%"
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             row = conn.execute(

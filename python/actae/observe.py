@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any
 
 from actae import calls
@@ -69,7 +69,7 @@ class Observer:
         return result
 
     @contextlib.contextmanager
-    def plan(self, name: str, arguments: Mapping[str, Any]) -> Iterator[None]:
+    def plan(self, name: str, arguments: Mapping[str, Any]) -> Generator[None, None, None]:
         """Around one run_tool / compensate (``name``) with its keyword arguments."""
         yield
 

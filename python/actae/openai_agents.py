@@ -38,7 +38,7 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from agents import Agent, FunctionTool, ModelResponse, RunConfig, Runner, Usage
 from agents.items import TResponseOutputItem
@@ -73,9 +73,10 @@ class ReplayDiverged(RuntimeError):
 
 def _without_nulls(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+        items = cast(dict[Any, Any], value).items()
+        return {k: _without_nulls(v) for k, v in items if v is not None}
     if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
+        return [_without_nulls(v) for v in cast(list[Any], value)]
     return value
 
 
@@ -163,9 +164,9 @@ class ActaeRun:
                 with running(actx):
                     return to_jsonable_python(await invoke(ctx, raw))
 
-            params = json.loads(raw) if raw else {}
-            if not isinstance(params, dict):
-                params = {"args": params}
+            decoded: Any = json.loads(raw) if raw else {}
+            params: dict[str, Any] = (  # a JSON object's keys are strings
+                cast(dict[str, Any], decoded) if isinstance(decoded, dict) else {"args": decoded})
             return await run.client.run_tool(
                 body, channel_id=run.run_id, key_name=f"{tool.name}:{ctx.tool_call_id}",
                 tool_name=tool.name, params=params,

@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from opentelemetry import trace
@@ -170,7 +170,7 @@ class ActaeTracing(observe.Observer):
                     log.debug("could not record the trace of execution %s: %s", row.id, exc)
 
     @contextlib.contextmanager
-    def plan(self, name: str, arguments: Mapping[str, Any]) -> Iterator[None]:
+    def plan(self, name: str, arguments: Mapping[str, Any]) -> Generator[None, None, None]:
         attributes = {f"actae.{a}": str(arguments[a]) for a in ("channel_id", "key_name",
                                                                  "tool_name") if a in arguments}
         with self.tracer.start_as_current_span(

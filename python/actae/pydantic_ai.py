@@ -41,7 +41,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.capabilities.abstract import (
@@ -91,7 +91,7 @@ def _digest(messages: Sequence[Any]) -> str:
     timestamps or ids the framework generates afresh on every run."""
 
     def parts(message: Any) -> list[Any]:
-        out = []
+        out: list[Any] = []
         for part in getattr(message, "parts", []):
             kind = getattr(part, "part_kind", type(part).__name__)
             if kind in ("system-prompt", "user-prompt", "text", "retry-prompt"):
@@ -114,6 +114,11 @@ def _load_response(payload: Any) -> ModelResponse:
     return message
 
 
+def _json_object(value: Any) -> dict[str, Any] | None:
+    """A stored result as a dict when it is a JSON object (its keys are strings), else None."""
+    return cast(dict[str, Any], value) if isinstance(value, dict) else None
+
+
 @dataclass
 class ActaeDurability(AbstractCapability[Any]):
     """Make an agent's tool calls and model turns durable in Actae (see the module docstring).
@@ -121,7 +126,7 @@ class ActaeDurability(AbstractCapability[Any]):
 
     client: ActaeClient
     _: KW_ONLY
-    dedup_fields: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    dedup_fields: Mapping[str, Sequence[str]] = field(default_factory=lambda: {})
     lease_seconds: int = 60
     record_model_turns: bool = True
     _recorded: dict[str, Any] | None = field(default=None, init=False, repr=False)
@@ -204,9 +209,10 @@ class ActaeDurability(AbstractCapability[Any]):
             params=to_jsonable_python(args), dedup_fields=settings.get("dedup_fields"),
             lease_seconds=int(settings.get("lease_seconds", self.lease_seconds)),
         )
-        if isinstance(result, dict) and len(result) == 1 and next(iter(result)) in _OUTCOMES:
+        stored = _json_object(result)
+        if stored is not None and len(stored) == 1 and next(iter(stored)) in _OUTCOMES:
             if raised:
                 raise raised[0]  # this run raised it: as the framework raised it
-            mark, message = next(iter(result.items()))
+            mark, message = next(iter(stored.items()))
             raise _OUTCOMES[mark](message)  # a replay: the framework converts it as before
         return result

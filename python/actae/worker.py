@@ -135,6 +135,12 @@ class Run:
             dedup_fields=dedup_fields, lease_seconds=lease_seconds, reconcile=reconcile,
         )
 
+    async def load_completed(self) -> None:
+        """Prefetch the channel's completed executions: tool() then replays one that matches
+        without a round trip (the worker calls this before the agent when prefetch is on)."""
+        done = await self.client.list_executions(self.channel_id, "completed", max_rows=100000)
+        self._completed = {e.key_name: e for e in done}
+
     async def sleep(self, duration: timedelta | float, *, key: str | None = None) -> None:
         """Sleep durably: returns at once when the (first recorded) wake time has passed,
         else parks the run until then (the agent unwinds; it resumes from the top)."""
@@ -335,6 +341,8 @@ class Worker:
         while True:
             try:
                 conninfo = self._dsn or self.client.pool.conninfo
+                if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
+                    raise TypeError("the client's pool has no conninfo string to listen with")
                 async with await psycopg.AsyncConnection.connect(
                     conninfo, autocommit=True
                 ) as conn:
@@ -368,9 +376,7 @@ class Worker:
     async def _call_agent(self, run: Run) -> tuple[str, Any]:
         try:
             if self.prefetch:
-                done = await self.client.list_executions(run.channel_id, "completed",
-                                                         max_rows=100000)
-                run._completed = {e.key_name: e for e in done}
+                await run.load_completed()
             return ("completed", await self.agents[run.agent](run))
         except _Parked:
             return ("parked", None)

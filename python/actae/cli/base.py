@@ -13,10 +13,10 @@ import argparse
 import json
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, cast
 
 import psycopg
 from psycopg_pool import ConnectionPool
@@ -26,11 +26,14 @@ from actae.client import SyncActaeClient
 from actae.errors import InvalidInput
 from actae.models import Execution
 
-# argparse has no public name for this type (generic only for type checkers)
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
-else:
-    Subparsers = argparse._SubParsersAction
+
+class Subparsers(Protocol):
+    """What ``parser.add_subparsers()`` returns, as far as a command uses it (argparse has no
+    public name for that type)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+
+
 Command = Callable[[Subparsers], None]
 CONNECT_SECONDS = 10
 
@@ -63,7 +66,7 @@ def common_options() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def open_client(args: argparse.Namespace) -> Iterator[SyncActaeClient]:
+def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, None]:
     """A SyncActaeClient on one connection to the command's database. A database that cannot
     be reached fails at once (within CONNECT_SECONDS) with libpq's own one-line reason, rather
     than after the pool's retries."""
@@ -73,8 +76,9 @@ def open_client(args: argparse.Namespace) -> Iterator[SyncActaeClient]:
     except psycopg.OperationalError as exc:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CommandError(f"cannot connect to the database: {reason}") from None
-    pool = ConnectionPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True},
-                          open=False, timeout=CONNECT_SECONDS)
+    pool: ConnectionPool = ConnectionPool(dsn, min_size=1, max_size=1,
+                                          kwargs={"autocommit": True}, open=False,
+                                          timeout=CONNECT_SECONDS)
     with SyncActaeClient(pool=pool) as client:
         pool.open(wait=True, timeout=CONNECT_SECONDS)
         try:
@@ -92,7 +96,7 @@ def parse_uuid(text: str, argument: str) -> uuid.UUID:
 
 
 @contextmanager
-def interval_argument(option: str, text: str | None) -> Iterator[None]:
+def interval_argument(option: str, text: str | None) -> Generator[None, None, None]:
     """Turn PostgreSQL refusing ``text`` as an interval into one line naming the option."""
     try:
         yield
@@ -114,9 +118,9 @@ def _plain(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _plain(v) for k, v in cast(dict[Any, Any], value).items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [_plain(v) for v in cast(Sequence[Any], value)]
     return value
 
 
@@ -143,7 +147,7 @@ def duration(value: timedelta) -> str:
     sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
     if seconds < 60:
         return f"{sign}{seconds:.3f}s"
-    parts = []
+    parts: list[str] = []
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
         amount, seconds = divmod(seconds, size)
         if amount >= 1:
@@ -156,7 +160,7 @@ def interval_text(value: timedelta) -> str:
     '1 day 12 hours', '1 hour 30 minutes', '0.5 seconds'."""
     seconds = value.total_seconds()
     sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
-    parts = []
+    parts: list[str] = []
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         amount, seconds = divmod(seconds, size)
         if amount >= 1:

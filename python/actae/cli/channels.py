@@ -101,7 +101,8 @@ def _key_ttl(args: argparse.Namespace) -> int:
 
 def _fork(args: argparse.Namespace) -> int:
     policies: dict[str, str] = {}
-    for item in args.policy or []:
+    given: list[str] = args.policy or []
+    for item in given:
         tool, sep, policy = item.partition("=")
         if not sep or not tool:
             raise CommandError(f"--policy must look like TOOL=replay|live|block, got {item!r}")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 import jinja2
@@ -68,9 +68,10 @@ def query(base: str, **params: Any) -> str:
     return f"{base}?{urlencode(kept)}" if kept else base
 
 
-_ENV.filters["pretty"] = pretty
-_ENV.filters["when"] = when
-_ENV.globals["url"] = query
+# jinja2 leaves Environment.filters and .globals untyped (dicts inferred from its defaults).
+_ENV.filters["pretty"] = pretty  # pyright: ignore[reportUnknownMemberType]
+_ENV.filters["when"] = when  # pyright: ignore[reportUnknownMemberType]
+_ENV.globals["url"] = query  # pyright: ignore[reportUnknownMemberType]
 
 
 def render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
@@ -117,7 +118,7 @@ def _json_object(params: Mapping[str, str], name: str) -> dict[str, Any] | None:
         raise InvalidInput(f"{name} must be a JSON object") from exc
     if not isinstance(parsed, dict):
         raise InvalidInput(f"{name} must be a JSON object")
-    return parsed
+    return cast(dict[str, Any], parsed)  # a JSON object: its keys are strings
 
 
 def _required(params: Mapping[str, str], name: str) -> str:
@@ -134,7 +135,7 @@ def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
     streams = asyncio.Semaphore(MAX_STREAMS)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncGenerator[None, None]:
         await client.open()
         try:
             if not allow_writer and await client.role_can_write():

@@ -68,7 +68,7 @@ def layout(nodes: list[ForkNode]) -> Layout:
             y=MARGIN + row * ROW,
             label=_short(node.display_name or node.channel_id),
         )
-    edges = []
+    edges: list[Edge] = []
     for box in boxes.values():
         parent = boxes.get(box.node.parent_channel_id or "")
         if parent is None:

@@ -107,8 +107,8 @@ def worker(dsn: str, name: str, channel: str, crash_after_charge: bool) -> int:
 class Run:
     name: str
     proc: subprocess.Popen[str]
-    facts: list[dict[str, Any]] = field(default_factory=list)
-    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+    facts: list[dict[str, Any]] = field(default_factory=lambda: [])
+    lines: queue.Queue[str | None] = field(default_factory=lambda: queue.Queue())
 
     def __post_init__(self) -> None:
         threading.Thread(target=self._read, daemon=True).start()
@@ -197,7 +197,7 @@ def main(dsn: str) -> int:
     follow(b)
     check(b.proc.returncode == 0, "worker B finished")
     check("reclaimed" in b.outcomes(), "worker B got outcome reclaimed after the lease lapsed")
-    reclaim = next((f for f in b.facts if f.get("outcome") == "reclaimed"), {})
+    reclaim = next((f for f in b.facts if f.get("outcome") == "reclaimed"), None) or {}
     check(reclaim.get("ambiguous") is True and reclaim.get("fence") == 2,
           "the reclaim is ambiguous = true with fence 2")
     check(b.fact("effect_id") == a.fact("effect_id"),

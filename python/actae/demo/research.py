@@ -59,10 +59,10 @@ class Agent:
     provider: FakeProvider
     step_no: int = 0
     version: int = 0
-    state: dict[str, Any] = field(default_factory=dict)
-    ran: list[ToolRun] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=lambda: {})
+    ran: list[ToolRun] = field(default_factory=lambda: [])
     tool_calls: int = 0  # run_tool calls made (ran + replayed)
-    outcomes: list[str] = field(default_factory=list)  # per step: transitioned | replayed
+    outcomes: list[str] = field(default_factory=lambda: [])  # per step: transitioned | replayed
 
     def think(self, name: str, prompt: str, max_tokens: int) -> dict[str, Any]:
         """A model call, durable: {"text", "tokens_in", "tokens_out"}."""
@@ -100,7 +100,7 @@ class Agent:
 def documents(query: str) -> list[dict[str, str]]:
     """What the fake search API finds for a query: deterministic pages of ~300 tokens."""
     rng = random.Random(hashlib.sha256(query.encode()).digest())
-    found = []
+    found: list[dict[str, str]] = []
     for n in range(DOCUMENTS_PER_QUERY):
         words = [rng.choice(_CORPUS) for _ in range(rng.randint(240, 300))]
         sentences = [" ".join(words[i:i + 12]).capitalize() + "."
@@ -132,7 +132,7 @@ def research(agent: Agent, topic: str = TOPIC, instruction: str = INSTRUCTION,
             return {"effect_id": paid["effect_id"], "documents": documents(query)}
         return call
 
-    sources = []
+    sources: list[dict[str, Any]] = []
     for i, query in enumerate(queries):
         found = agent.act("search", f"search:{i}", {"query": query}, search(query))
         sources += [{"effect_id": found["effect_id"], **doc} for doc in found["documents"]]

@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any
+from typing import Any, NoReturn
 
 from actae import calls
 from actae.context import Tool, ToolContext, compensation_key, idempotency_key
@@ -144,7 +144,7 @@ def _context(execution: Execution, original: Execution | None) -> ToolContext:
     )
 
 
-def _cancel(ctx: ToolContext, reason: str | None) -> Plan[Any]:
+def _cancel(ctx: ToolContext, reason: str | None) -> Plan[NoReturn]:
     # The database records a failure of a cancel-requested execution as status cancelled.
     failed: Execution = yield calls.fail_execution(
         ctx.execution_id, f"cancelled: {reason or 'no reason given'}", ctx.claim_token,
@@ -170,7 +170,7 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
         if outcome is not None:
             return outcome  # it finished before it could be stopped: record that
         if isinstance(beat, Execution):
-            yield from _cancel(ctx, beat.cancel_reason)
+            return (yield from _cancel(ctx, beat.cancel_reason))  # it raises
         row = yield Attempt(calls.get_execution(ctx.execution_id))
         if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
             raise _stored_failure(row) from beat
