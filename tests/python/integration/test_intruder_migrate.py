@@ -38,8 +38,9 @@ def scratch(dsn: str) -> Iterator[tuple[str, str, str]]:
         try:
             yield target, role, make_conninfo(target, user=role, password="intruder")
         finally:
-            admin.execute(sql.SQL("drop database if exists {} with (force)").format(
-                sql.Identifier(database)))
+            admin.execute(
+                sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database))
+            )
             admin.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
 
 
@@ -65,16 +66,29 @@ def test_writable_public_functions_do_not_run_during_migrate(
     with psycopg.connect(intruder, autocommit=True) as conn:
         conn.execute("create table public.hijacked (hit int)")
         conn.execute("grant insert on public.hijacked to public")
-        conn.execute(sql.SQL(
-            "create function public.format(text, regprocedure) returns text"
-            " language plpgsql as {body}").format(body=sql.Literal(payload.format(
-                role=sql.Literal(role),
-                result=sql.SQL("pg_catalog.format($1, $2)")).as_string(conn))))
-        conn.execute(sql.SQL(
-            "create function public.quote_ident(name) returns text"
-            " language plpgsql as {body}").format(body=sql.Literal(payload.format(
-                role=sql.Literal(role),
-                result=sql.SQL("pg_catalog.quote_ident($1::text)")).as_string(conn))))
+        conn.execute(
+            sql.SQL(
+                "create function public.format(text, regprocedure) returns text"
+                " language plpgsql as {body}"
+            ).format(
+                body=sql.Literal(
+                    payload.format(
+                        role=sql.Literal(role), result=sql.SQL("pg_catalog.format($1, $2)")
+                    ).as_string(conn)
+                )
+            )
+        )
+        conn.execute(
+            sql.SQL(
+                "create function public.quote_ident(name) returns text language plpgsql as {body}"
+            ).format(
+                body=sql.Literal(
+                    payload.format(
+                        role=sql.Literal(role), result=sql.SQL("pg_catalog.quote_ident($1::text)")
+                    ).as_string(conn)
+                )
+            )
+        )
     migrate(target, REPO)  # first install: runs every migration
     migrate(target, REPO)  # routine re-run: re-applies sql/
     assert not _is_superuser(target, role)
@@ -87,8 +101,11 @@ def test_squatted_schema_is_refused(scratch: tuple[str, str, str]) -> None:
     and creates nothing in it."""
     target, role, intruder = scratch
     with psycopg.connect(target, autocommit=True) as admin:
-        admin.execute(sql.SQL("grant create on database {} to {}").format(
-            sql.Identifier(admin.info.dbname), sql.Identifier(role)))
+        admin.execute(
+            sql.SQL("grant create on database {} to {}").format(
+                sql.Identifier(admin.info.dbname), sql.Identifier(role)
+            )
+        )
     with psycopg.connect(intruder, autocommit=True) as conn:
         conn.execute("create schema actae")
     with pytest.raises(MigrationError, match=f"schema actae is owned by {role}"):
@@ -105,8 +122,9 @@ def test_squatted_schema_migrations_is_refused(scratch: tuple[str, str, str]) ->
     target, role, intruder = scratch
     with psycopg.connect(target, autocommit=True) as admin:
         admin.execute("create schema actae")
-        admin.execute(sql.SQL("grant create, usage on schema actae to {}").format(
-            sql.Identifier(role)))
+        admin.execute(
+            sql.SQL("grant create, usage on schema actae to {}").format(sql.Identifier(role))
+        )
     with psycopg.connect(intruder, autocommit=True) as conn:
         conn.execute(
             "create table actae.schema_migrations (version int primary key, name text not null,"
