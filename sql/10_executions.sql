@@ -75,6 +75,10 @@ begin
         v_fingerprint := actae._fingerprint(p_params, v_fields);
     end if;
 
+    -- The channel's purge guard, shared until commit: purge (which takes it exclusively)
+    -- skips a channel while a claim in it is uncommitted, and a claim waits for a purge of
+    -- its channel to commit (then starts the channel afresh). See actae.purge.
+    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
     if not found then
         insert into actae.channels (channel_id) values (p_channel_id)

@@ -189,9 +189,14 @@ begin
         exit when v_budget <= 0;
         -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
         -- fork or a write that committed before we locked the channel is seen.
+        -- The channel's purge guard (1633907809 is 'acta'), exclusive until commit: busy
+        -- while a claim in the channel is uncommitted (skip it), and held, it makes new
+        -- claims wait, so no execution is claimed, then failed, unseen while we delete.
+        continue when not pg_try_advisory_xact_lock(1633907809, hashtext(v_channel.channel_id));
         continue when actae._purge_blocked(v_channel, v_cutoff);
         delete from actae.executions as e
-        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status);
+        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status)
+            and e.claimed_at < v_cutoff and e.finished_at < v_cutoff;
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
