@@ -55,6 +55,12 @@ as $$
         when p_argument = 'state' then 8388608
         when p_argument in ('lease_seconds', 'seconds') then 86400
         when p_argument in ('max_rows', 'max_events', 'batch_size') then 100000
+        -- entries of a list or map argument, and the bytes of one dedup_fields entry
+        when p_argument = 'dedup_fields' then 64
+        when p_argument = 'dedup_field' then 256
+        when p_argument = 'tool_policies' then 1000
+        -- levels of JSON nesting: the driver (Python's json) cannot read back ~1000
+        when p_argument = 'json_depth' then 512
         -- cursors and versions: one below bigint's largest, so cursor + 1 never overflows
         when p_argument in (
             'expected_cursor', 'after_cursor', 'at_cursor', 'version', 'expected_version'
@@ -116,7 +122,12 @@ begin
 end;
 $$;
 
--- actae._check_json — AC400 when a jsonb argument is larger than p_max_bytes.
+-- actae._check_json — AC400 when a jsonb argument is larger than p_max_bytes, or nested
+-- deeper than _limit('json_depth') levels (what the driver can read back).
+-- Guarantees: the size is the real one: a value passed from a compressed column is measured
+-- by its text (its stored size says nothing); an uncompressed one by its binary size. Depth
+-- is only walked when the value is big enough to be that deep (8 bytes a level at least)
+-- or compressed. DETAIL carries sizes only, never the value.
 create or replace function actae._check_json(
     p_value jsonb,
     p_argument text,
@@ -125,16 +136,33 @@ create or replace function actae._check_json(
 language plpgsql
 immutable
 as $$
+declare
+    v_compressed boolean := pg_column_compression(p_value) is not null;
+    v_bytes bigint := pg_column_size(p_value);
 begin
-    if pg_column_size(p_value) > p_max_bytes then
+    if v_compressed then
+        v_bytes := octet_length(p_value::text);
+    end if;
+    if v_bytes > p_max_bytes then
         perform actae._raise(
             'AC400',
             format('%s must be at most %s bytes of JSON', p_argument, p_max_bytes),
             jsonb_build_object(
                 'argument', p_argument,
                 'max_bytes', p_max_bytes,
-                'bytes', pg_column_size(p_value)
+                'bytes', v_bytes
             )
+        );
+    end if;
+    if (v_compressed or v_bytes > 8 * actae._limit('json_depth'))
+        and jsonb_path_exists(
+            p_value, ('strict $.**{' || actae._limit('json_depth')::text || '}')::jsonpath
+        ) then
+        perform actae._raise(
+            'AC400',
+            format('%s must be JSON nested at most %s levels deep', p_argument,
+                actae._limit('json_depth')),
+            jsonb_build_object('argument', p_argument, 'max_depth', actae._limit('json_depth'))
         );
     end if;
 end;
@@ -231,7 +259,7 @@ begin
         or array_position(p_fields, '') is not null then
         perform actae._raise(
             'AC400', 'dedup_fields must be null or a non-empty list of field names',
-            jsonb_build_object('argument', 'dedup_fields', 'dedup_fields', p_fields)
+            jsonb_build_object('argument', 'dedup_fields', 'count', cardinality(p_fields))
         );
     elsif not p_params ?& p_fields then
         perform actae._raise(
@@ -239,8 +267,12 @@ begin
             jsonb_build_object(
                 'argument', 'dedup_fields',
                 'missing', to_jsonb(array(
-                    select f.name from unnest(p_fields) as f (name) where not p_params ? f.name
-                ))
+                    select left(f.name, 64) from unnest(p_fields) as f (name)
+                    where not p_params ? f.name limit 5
+                )),
+                'missing_count', (
+                    select count(*) from unnest(p_fields) as f (name) where not p_params ? f.name
+                )
             )
         );
     elsif cardinality(p_fields) = 1 then
@@ -250,6 +282,41 @@ begin
         from unnest(p_fields) as f (name);
     end if;
     return encode(sha256(convert_to(v_subset::text, 'UTF8')), 'hex');
+end;
+$$;
+
+-- actae._check_dedup_fields — AC400 unless p_fields is null or has at most
+-- _limit('dedup_fields') entries of at most _limit('dedup_field') bytes each. Runs before
+-- the list is sorted or echoed. DETAIL carries counts and sizes only.
+create or replace function actae._check_dedup_fields(
+    p_fields text[]
+) returns void
+language plpgsql
+immutable
+as $$
+begin
+    if cardinality(p_fields) > actae._limit('dedup_fields') then
+        perform actae._raise(
+            'AC400',
+            format('dedup_fields must have at most %s entries', actae._limit('dedup_fields')),
+            jsonb_build_object(
+                'argument', 'dedup_fields', 'max_entries', actae._limit('dedup_fields'),
+                'entries', cardinality(p_fields)
+            )
+        );
+    end if;
+    if exists (select from unnest(p_fields) as f (name)
+               where octet_length(f.name) > actae._limit('dedup_field')) then
+        perform actae._raise(
+            'AC400',
+            format('every dedup_fields entry must be at most %s bytes',
+                actae._limit('dedup_field')),
+            jsonb_build_object(
+                'argument', 'dedup_fields', 'max_bytes', actae._limit('dedup_field'),
+                'bytes', (select max(octet_length(f.name)) from unnest(p_fields) as f (name))
+            )
+        );
+    end if;
 end;
 $$;
 

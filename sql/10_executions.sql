@@ -55,7 +55,8 @@ begin
         and octet_length(p_key_name) between 1 and actae._limit('key_name')
         and octet_length(p_tool_name) between 1 and actae._limit('tool_name')
         and v_lease_seconds between 1 and actae._limit('lease_seconds')
-        and pg_column_size(p_params) <= actae._limit('params')) is not true then
+        and pg_column_size(p_params) <= 8 * actae._limit('json_depth')
+        and pg_column_compression(p_params) is null) is not true then
         perform actae._check_text(p_channel_id, 'channel_id');
         perform actae._check_text(p_key_name, 'key_name');
         perform actae._check_text(p_tool_name, 'tool_name');
@@ -63,6 +64,7 @@ begin
         perform actae._check_json(p_params, 'params');
     end if;
     if p_dedup_fields is not null then
+        perform actae._check_dedup_fields(p_dedup_fields);
         v_fields := array(select distinct f.name from unnest(p_dedup_fields) as f (name)
             order by f.name);
     end if;
@@ -73,6 +75,10 @@ begin
         v_fingerprint := actae._fingerprint(p_params, v_fields);
     end if;
 
+    -- The channel's purge guard, shared until commit: purge (which takes it exclusively)
+    -- skips a channel while a claim in it is uncommitted, and a claim waits for a purge of
+    -- its channel to commit (then starts the channel afresh). See actae.purge.
+    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
     if not found then
         insert into actae.channels (channel_id) values (p_channel_id)
@@ -304,7 +310,8 @@ declare
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
-        or pg_column_size(v_result) > actae._limit('result') then
+        or pg_column_size(v_result) > 8 * actae._limit('json_depth')
+        or pg_column_compression(v_result) is not null then
         perform actae._require(p_execution_id is null, 'execution_id');
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result');

@@ -94,11 +94,27 @@ begin
     end if;
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1);
+    if p_channel_id is null then
+        -- All channels: a statement (so a cached plan) of its own. Sharing one with the
+        -- one-channel listing let its generic plan, a scan of every channel, serve later
+        -- one-channel calls in the session.
+        return query
+        select r.*
+        from actae.executions as e
+        cross join lateral actae._execution_row(e, null, false) as r
+        where (p_status is null or e.status = p_status)
+            and (not coalesce(p_lease_expired, false) or (
+                actae._in_flight(e.status) and e.lease_expires_at <= actae._now()
+            ))
+        order by e.created_at, e.execution_id
+        limit p_max_rows;
+        return;
+    end if;
     return query
     select r.*
     from actae.executions as e
     cross join lateral actae._execution_row(e, null, false) as r
-    where (p_channel_id is null or e.channel_id = p_channel_id)
+    where e.channel_id = p_channel_id
         and (p_status is null or e.status = p_status)
         and (not coalesce(p_lease_expired, false) or (
             actae._in_flight(e.status) and e.lease_expires_at <= actae._now()

@@ -57,7 +57,18 @@ begin
         perform actae._raise(
             'AC400',
             'tool_policies must be a JSON object mapping tool names to replay, live or block',
-            jsonb_build_object('argument', 'tool_policies', 'tool_policies', p_tool_policies)
+            jsonb_build_object('argument', 'tool_policies', 'type', jsonb_typeof(p_tool_policies))
+        );
+    end if;
+    if (select count(*) from jsonb_object_keys(p_tool_policies)) > actae._limit('tool_policies')
+        then
+        perform actae._raise(
+            'AC400',
+            format('tool_policies must have at most %s entries', actae._limit('tool_policies')),
+            jsonb_build_object(
+                'argument', 'tool_policies', 'max_entries', actae._limit('tool_policies'),
+                'entries', (select count(*) from jsonb_object_keys(p_tool_policies))
+            )
         );
     end if;
 

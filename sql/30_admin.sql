@@ -103,9 +103,11 @@ $$;
 -- Guarantees: a finished (completed, failed, cancelled) execution of the channel replays
 -- for at least key_ttl after it finished; after that purge may delete it, and a claim of
 -- that key once it is purged is a new operation (outcome claimed, attempt 1). Null clears
--- the lifetime (keys live as long as the channel). Purge applies the lifetime in force when
--- it runs, to old keys too. The channel is created on first use. A fork has its own lifetime (not
--- inherited); a key a live fork inherits is never purged.
+-- the lifetime (keys live as long as the channel). A key keeps at least the lifetime it
+-- finished under: shortening it stamps the finished keys' retain_until first, so a later
+-- (shorter) key_ttl never makes an existing key purgeable sooner. The channel is created
+-- on first use. A fork has its own lifetime (not inherited); a key a live fork inherits is
+-- never purged.
 -- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years.
 create or replace function actae.set_key_ttl(
     p_channel_id text,
@@ -126,7 +128,15 @@ begin
             jsonb_build_object('argument', 'key_ttl', 'key_ttl', p_key_ttl::text)
         );
     end if;
-    perform actae._lock_channel(p_channel_id, true);
+    v_channel := actae._lock_channel(p_channel_id, true);
+    if p_key_ttl < v_channel.key_ttl or (p_key_ttl is not null and v_channel.key_ttl is null)
+        then
+        -- Shorter than the lifetime its finished keys live under: they keep that one.
+        update actae.executions as e set
+            retain_until = coalesce(e.finished_at + v_channel.key_ttl, 'infinity')
+        where e.channel_id = p_channel_id and e.retain_until is null
+            and not actae._in_flight(e.status);
+    end if;
     update actae.channels as c set key_ttl = p_key_ttl
     where c.channel_id = p_channel_id
     returning c.* into v_channel;
@@ -144,7 +154,9 @@ $$;
 --     forks are purged.
 --   * In a channel with a key lifetime (set_key_ttl), finished executions (not in flight)
 --     that finished more than key_ttl ago are deleted, except completed ones a live fork
---     inherits (completed_clock <= the fork's lineage clock for this channel).
+--     inherits (completed_clock <= the fork's lineage clock for this channel) and ones
+--     whose retain_until (the lifetime they finished under, stamped by set_key_ttl before
+--     it shortens it) has not passed: a later key_ttl never shortens a key's life.
 --   * Nothing claimed or in_progress is ever deleted; events and snapshots of open
 --     channels are never deleted.
 --   * One call deletes about batch_size rows: whole channels until the budget is spent (a
@@ -189,9 +201,14 @@ begin
         exit when v_budget <= 0;
         -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
         -- fork or a write that committed before we locked the channel is seen.
+        -- The channel's purge guard (1633907809 is 'acta'), exclusive until commit: busy
+        -- while a claim in the channel is uncommitted (skip it), and held, it makes new
+        -- claims wait, so no execution is claimed, then failed, unseen while we delete.
+        continue when not pg_try_advisory_xact_lock(1633907809, hashtext(v_channel.channel_id));
         continue when actae._purge_blocked(v_channel, v_cutoff);
         delete from actae.executions as e
-        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status);
+        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status)
+            and e.claimed_at < v_cutoff and e.finished_at < v_cutoff;
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
@@ -222,6 +239,7 @@ begin
                 where e.channel_id = c.channel_id
                     and not actae._in_flight(e.status)
                     and e.finished_at < v_now - c.key_ttl
+                    and (e.retain_until is null or e.retain_until < v_now)
             )
         order by c.channel_id
         for share skip locked
@@ -232,6 +250,7 @@ begin
             where e.channel_id = v_channel.channel_id
                 and not actae._in_flight(e.status)
                 and e.finished_at < v_now - v_channel.key_ttl
+                and (e.retain_until is null or e.retain_until < v_now)
                 and not (e.status = 'completed' and exists (
                     select 1
                     from actae.channels as f

@@ -171,7 +171,8 @@ begin
     on conflict (channel_id) do nothing
     returning r.* into v_row;
     if found then
-        if v_due <= v_now then
+        -- Not into a NOTIFY queue over half full (see actae._append): workers poll too.
+        if v_due <= v_now and pg_notification_queue_usage() < 0.5 then
             perform pg_notify(actae._queue_topic(v_queue), p_channel_id);
         end if;
         return actae._run_row(v_row, 'started', false);
@@ -686,7 +687,7 @@ begin
     where r.channel_id = p_channel_id and r.status = 'waiting'
         and r.wait_event_type = p_event_type and r.due_at > p_now
     returning r.queue into v_queue;
-    if found then
+    if found and pg_notification_queue_usage() < 0.5 then
         perform pg_notify(actae._queue_topic(v_queue), p_channel_id);
     end if;
     update actae.channels as c set wake_event_type = null

@@ -14,16 +14,16 @@ begin
         from pg_catalog.pg_proc as p
         where p.pronamespace = 'actae'::regnamespace
     loop
-        execute format('alter function %s owner to actae_owner', v_function.signature);
-        execute format('revoke all on function %s from public', v_function.signature);
+        execute pg_catalog.format('alter function %s owner to actae_owner', v_function.signature);
+        execute pg_catalog.format('revoke all on function %s from public', v_function.signature);
         if v_function.name in ('cancel_execution', 'purge', 'cancel_run') then
             -- Operator-only: an agent must not cancel others' work or delete history.
-            execute format('revoke all on function %s from actae_agent', v_function.signature);
-            execute format(
+            execute pg_catalog.format('revoke all on function %s from actae_agent', v_function.signature);
+            execute pg_catalog.format(
                 'grant execute on function %s to actae_operator', v_function.signature
             );
         elsif v_function.name not like '\_%' then
-            execute format('grant execute on function %s to actae_agent', v_function.signature);
+            execute pg_catalog.format('grant execute on function %s to actae_agent', v_function.signature);
         end if;
         if v_function.name in (
             'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
@@ -40,7 +40,7 @@ begin
             'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
             'follow_channel'
         ) then
-            execute format(
+            execute pg_catalog.format(
                 'grant execute on function %s to actae_auditor', v_function.signature
             );
         end if;

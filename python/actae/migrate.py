@@ -18,6 +18,15 @@ migration at all is an error, never a silent no-op.
 A session advisory lock serialises concurrent migrators. Files are sent as-is in one
 simple-query round trip each, so they must not contain psql meta-commands or their own
 ``begin``/``commit``.
+
+Hardening (the migrator is usually a superuser; the database may hold other roles' objects):
+
+* every file runs with ``search_path = pg_catalog, pg_temp``, so a function or operator that
+  another role planted in a writable schema (``public`` before PostgreSQL 15) can never be
+  picked by an unqualified call in a DO block or migration;
+* a pre-existing schema ``actae`` or table ``actae.schema_migrations`` must be owned by the
+  migrating role, ``actae_owner`` or a superuser (or, for a non-superuser migrator, a role it
+  belongs to); anything else is refused before anything is created in it.
 """
 
 from __future__ import annotations
@@ -39,6 +48,30 @@ import psycopg
 LOCK_KEY = int.from_bytes(b"actae-mg", "big")
 
 _MIGRATION_FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
+
+_SAFE_PATH = b"set search_path = pg_catalog, pg_temp"
+
+# Owners of pre-existing actae objects that nobody else can have planted: (kind, name, owner).
+_UNTRUSTED_OWNERS = b"""
+select o.kind, o.name, r.rolname
+from (
+    select 'schema' as kind, 'actae' as name, n.nspowner as owner
+    from pg_catalog.pg_namespace as n where n.nspname = 'actae'
+    union all
+    select 'table', 'actae.schema_migrations', c.relowner
+    from pg_catalog.pg_class as c
+    join pg_catalog.pg_namespace as n on n.oid = c.relnamespace
+    where n.nspname = 'actae' and c.relname = 'schema_migrations'
+) as o
+join pg_catalog.pg_roles as r on r.oid = o.owner
+where r.rolname operator(pg_catalog.<>) current_user
+    and r.rolname operator(pg_catalog.<>) 'actae_owner'
+    and not r.rolsuper
+    and not (
+        not (select u.rolsuper from pg_catalog.pg_roles as u where u.rolname = current_user)
+        and pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')
+    )
+"""
 
 _BOOTSTRAP = b"""
 create schema if not exists actae;
@@ -120,6 +153,7 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
     migrations = _required_migrations(root)
     applied: list[str] = []
     with _locked_connection(dsn) as conn:
+        _refuse_untrusted_owners(conn)
         conn.execute(_BOOTSTRAP)
         recorded = _recorded(conn)
         _check_history(migrations, recorded)
@@ -173,12 +207,24 @@ def _required_migrations(root: Path) -> list[Migration]:
 @contextmanager
 def _locked_connection(dsn: str) -> Generator[psycopg.Connection[tuple[Any, ...]]]:
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("select pg_advisory_lock(%s)", (LOCK_KEY,))
+        conn.execute(_SAFE_PATH)
+        conn.execute("select pg_catalog.pg_advisory_lock(%s)", (LOCK_KEY,))
         try:
             yield conn
         finally:
             if not conn.closed and not conn.broken:
-                conn.execute("select pg_advisory_unlock(%s)", (LOCK_KEY,))
+                conn.execute("select pg_catalog.pg_advisory_unlock(%s)", (LOCK_KEY,))
+
+
+def _refuse_untrusted_owners(conn: psycopg.Connection) -> None:
+    """Raise when schema actae or actae.schema_migrations already exists and is owned by a
+    role that could then replace the ledger's functions or forge its history."""
+    for kind, name, owner in conn.execute(_UNTRUSTED_OWNERS).fetchall():
+        raise MigrationError(
+            f"{kind} {name} is owned by {owner}, not by the migrating role, actae_owner or a"
+            " superuser: another role may have created it to take over the ledger. Inspect it,"
+            f" then drop it or `alter {kind} {name} owner to actae_owner` before migrating"
+        )
 
 
 def _recorded(conn: psycopg.Connection) -> dict[int, tuple[str, str, datetime]]:
@@ -209,6 +255,7 @@ def _check_history(
 def _execute_file(conn: psycopg.Connection, path: Path, root: Path) -> None:
     text = path.read_bytes()
     try:
+        conn.execute(_SAFE_PATH)  # a previous file may have changed it
         conn.execute(text)
     except psycopg.Error as exc:
         where = path.relative_to(root).as_posix()

@@ -22,8 +22,8 @@ select throws_ok(
 select is(
     pg_temp.error_of($$select * from actae.claim_execution('tap-params', 'k', 't',
         '{"a": 1}', array['a', 'b', 'c'])$$) -> 'detail',
-    '{"argument": "dedup_fields", "missing": ["b", "c"]}'::jsonb,
-    'DETAIL names the argument and lists the missing fields'
+    '{"argument": "dedup_fields", "missing": ["b", "c"], "missing_count": 2}'::jsonb,
+    'DETAIL names the argument and lists the missing fields (the first five) and their count'
 );
 select throws_ok(
     $$select * from actae.claim_execution('tap-params', 'k', 't', '{"a": 1}', '{}'::text[])$$,
