@@ -27,7 +27,8 @@ begin
         end if;
         if v_function.name in (
             'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
-            'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs', 'queue_topic'
+            'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs', 'queue_topic',
+            'list_completed'
         ) then
             execute format(
                 'grant execute on function %s to actae_auditor', v_function.signature

@@ -490,3 +490,52 @@ def list_runs(
 def queue_topic(queue: str, *, conn: Any = None) -> Call[str]:
     """The LISTEN topic on which a queue announces runs that became due now."""
     return Call(QUEUE_TOPIC, {"queue": queue}, lambda rows: rows[0]["topic"], conn)
+
+
+CLAIM_EXECUTIONS = _sql("claim_executions", "channel_id::text", "key_names::text[]",
+                        "tool_names::text[]", "params::jsonb[]", "dedup_fields::jsonb[]",
+                        "lease_seconds::integer")
+COMPLETE_EXECUTIONS = _sql("complete_executions", "execution_ids::uuid[]",
+                           "claim_tokens::uuid[]", "results::jsonb[]")
+
+
+def _claims(rows: list[Row]) -> list[Claim]:
+    return [Claim(status=r["outcome"], execution=_execution(r)) for r in rows]
+
+
+def claim_executions(
+    channel_id: str,
+    key_names: Sequence[str],
+    tool_names: Sequence[str],
+    params: Sequence[Mapping[str, Any]],
+    dedup_fields: Sequence[Sequence[str] | None] | None = None,
+    lease_seconds: int = 60,
+    *,
+    conn: Any = None,
+) -> Call[list[Claim]]:
+    """claim_execution for each element (key_names[i], tool_names[i], params[i],
+    dedup_fields[i]) in one round trip and one transaction: one Claim per element, in order.
+    An element's error raises for the whole batch and nothing is written."""
+    return Call(CLAIM_EXECUTIONS, {
+        "channel_id": channel_id, "key_names": list(key_names), "tool_names": list(tool_names),
+        "params": [_json(p) for p in params],
+        "dedup_fields": None if dedup_fields is None else [
+            None if f is None else Jsonb(list(f)) for f in dedup_fields],
+        "lease_seconds": lease_seconds,
+    }, _claims, conn)
+
+
+def complete_executions(
+    execution_ids: Sequence[UUID],
+    claim_tokens: Sequence[UUID],
+    results: Sequence[Any] | None = None,
+    *,
+    conn: Any = None,
+) -> Call[list[Execution]]:
+    """complete_execution for each element in one round trip and one transaction. An
+    element's error raises for the whole batch and records no result (complete the others
+    again: their tokens are still current)."""
+    return Call(COMPLETE_EXECUTIONS, {
+        "execution_ids": list(execution_ids), "claim_tokens": list(claim_tokens),
+        "results": None if results is None else [_json(r) for r in results],
+    }, _many(Execution), conn)

@@ -216,6 +216,8 @@ class ActaeClient:
     get_run = _async_method(calls.get_run)
     list_runs = _async_method(calls.list_runs)
     queue_topic = _async_method(calls.queue_topic)
+    claim_executions = _async_method(calls.claim_executions)
+    complete_executions = _async_method(calls.complete_executions)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -381,6 +383,8 @@ class SyncActaeClient:
     get_run = _sync_method(calls.get_run)
     list_runs = _sync_method(calls.list_runs)
     queue_topic = _sync_method(calls.queue_topic)
+    claim_executions = _sync_method(calls.claim_executions)
+    complete_executions = _sync_method(calls.complete_executions)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
