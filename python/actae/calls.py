@@ -539,3 +539,21 @@ def complete_executions(
         "execution_ids": list(execution_ids), "claim_tokens": list(claim_tokens),
         "results": None if results is None else [_json(r) for r in results],
     }, _many(Execution), conn)
+
+
+LIST_COMPLETED = _sql("list_completed", "channel_id::text", "after_key_name::text",
+                      "max_rows::integer")
+
+
+def list_completed(
+    channel_id: str,
+    after_key_name: str | None = None,
+    max_rows: int = 1000,
+    *,
+    conn: Any = None,
+) -> Call[list[Execution]]:
+    """Every completed execution the channel sees (a fork's inherited ones included, its tool
+    policies applied), by key_name; page by passing the last key_name back."""
+    return Call(LIST_COMPLETED, {
+        "channel_id": channel_id, "after_key_name": after_key_name, "max_rows": max_rows,
+    }, _many(Execution), conn)

@@ -218,6 +218,7 @@ class ActaeClient:
     queue_topic = _async_method(calls.queue_topic)
     claim_executions = _async_method(calls.claim_executions)
     complete_executions = _async_method(calls.complete_executions)
+    list_completed = _async_method(calls.list_completed)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -385,6 +386,7 @@ class SyncActaeClient:
     queue_topic = _sync_method(calls.queue_topic)
     claim_executions = _sync_method(calls.claim_executions)
     complete_executions = _sync_method(calls.complete_executions)
+    list_completed = _sync_method(calls.list_completed)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

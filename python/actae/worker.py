@@ -21,12 +21,12 @@ token dies) and unwind the agent with an internal ``BaseException`` (so ``except
 in agent code does not catch it); the worker records nothing more and moves on. The run is
 claimed again — by any worker — when its timer fires or its event arrives.
 
-Prefetch. Once per attempt, before the agent runs, one read (``list_executions(channel,
-'completed')``) loads the channel's completed executions; a tool call whose key, tool name,
-params and dedup fields match one of them returns the stored result with no round trip. Any
-difference falls through to ``run_tool``, which lets the database decide (replay or
-``AC409``), so the shortcut never changes an answer. Results a fork inherits are not in that
-read; they replay through ``run_tool`` (one round trip each).
+Prefetch. Once per attempt, before the agent runs, one read (``list_completed(channel)``,
+a page per 10 000 keys) loads every completed execution the channel sees, a fork's inherited
+results included (its tool policies applied); a tool call whose key, tool name, params and
+dedup fields match one of them returns the stored result with no round trip. Any difference
+falls through to ``run_tool``, which lets the database decide (replay or ``AC409``), so the
+shortcut never changes an answer.
 
 Keys. ``key=`` names a step explicitly (recommended: stable across code changes). Without
 it, the key is derived deterministically from the step's position: ``<tool name>#<n>`` for
@@ -77,6 +77,8 @@ log = logging.getLogger("actae.worker")
 
 Agent = Callable[["Run"], Awaitable[Any]]
 A = TypeVar("A", bound=Agent)
+#: keys per list_completed read in the prefetch.
+_PREFETCH_PAGE = 10000
 
 
 class _Parked(BaseException):  # noqa: N818 - control flow, not an error
@@ -368,9 +370,7 @@ class Worker:
     async def _call_agent(self, run: Run) -> tuple[str, Any]:
         try:
             if self.prefetch:
-                done = await self.client.list_executions(run.channel_id, "completed",
-                                                         max_rows=100000)
-                run._completed = {e.key_name: e for e in done}
+                run._completed = await self._prefetch(run.channel_id)
             return ("completed", await self.agents[run.agent](run))
         except _Parked:
             return ("parked", None)
@@ -380,6 +380,18 @@ class Worker:
             return ("lost", exc)
         except Exception as exc:  # noqa: BLE001 - recorded with fail_run
             return ("failed", exc)
+
+    async def _prefetch(self, channel_id: str) -> dict[str, Execution]:
+        """Every completed execution the channel sees (a fork's inherited ones included),
+        by key: one list_completed read per _PREFETCH_PAGE keys."""
+        done: dict[str, Execution] = {}
+        after: str | None = None
+        while True:
+            page = await self.client.list_completed(channel_id, after, _PREFETCH_PAGE)
+            done.update((e.key_name, e) for e in page)
+            if len(page) < _PREFETCH_PAGE:
+                return done
+            after = page[-1].key_name
 
     async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:
         interval = self.lease_seconds / 3

@@ -76,6 +76,13 @@ CREATE TYPE actae.execution_row AS (
 );
 
 --
+-- Name: execution_status; Type: DOMAIN; Schema: actae; Owner: -
+--
+
+CREATE DOMAIN actae.execution_status AS text
+	CONSTRAINT execution_status_check CHECK ((VALUE = ANY (ARRAY['claimed'::text, 'in_progress'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])));
+
+--
 -- Name: fork_result; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -87,6 +94,30 @@ CREATE TYPE actae.fork_result AS (
 	prefix_sha256 text,
 	tool_policies jsonb,
 	outcome text
+);
+
+--
+-- Name: operation_kind; Type: DOMAIN; Schema: actae; Owner: -
+--
+
+CREATE DOMAIN actae.operation_kind AS text
+	CONSTRAINT operation_kind_check CHECK ((VALUE = ANY (ARRAY['record_event'::text, 'transition_state'::text, 'fork_channel'::text])));
+
+--
+-- Name: park_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.park_row AS (
+	outcome text,
+	channel_id text,
+	status text,
+	key_name text,
+	wake_at timestamp with time zone,
+	event_type text,
+	deadline timestamp with time zone,
+	cursor bigint,
+	payload jsonb,
+	recorded_at timestamp with time zone
 );
 
 --
@@ -113,6 +144,40 @@ CREATE TYPE actae.record_result AS (
 );
 
 --
+-- Name: run_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.run_row AS (
+	outcome text,
+	channel_id text,
+	agent text,
+	queue text,
+	input jsonb,
+	status text,
+	claim_token uuid,
+	worker text,
+	fence bigint,
+	attempt integer,
+	failures integer,
+	max_attempts integer,
+	lease_seconds integer,
+	lease_expires_at timestamp with time zone,
+	due_at timestamp with time zone,
+	wake_reason text,
+	result jsonb,
+	error text,
+	cancel_requested boolean,
+	cancel_reason text,
+	sleep_key text,
+	wait_key text,
+	wait_event_type text,
+	created_at timestamp with time zone,
+	claimed_at timestamp with time zone,
+	heartbeat_at timestamp with time zone,
+	finished_at timestamp with time zone
+);
+
+--
 -- Name: state_row; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -121,6 +186,21 @@ CREATE TYPE actae.state_row AS (
 	cursor bigint,
 	state jsonb
 );
+
+--
+-- Name: _tool_policies_valid(jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._tool_policies_valid(p_policies jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: tool_policies; Type: DOMAIN; Schema: actae; Owner: -
+--
+
+CREATE DOMAIN actae.tool_policies AS jsonb
+	CONSTRAINT tool_policies_check CHECK (actae._tool_policies_valid(VALUE));
 
 --
 -- Name: transition_result; Type: TYPE; Schema: actae; Owner: -
@@ -132,6 +212,14 @@ CREATE TYPE actae.transition_result AS (
 	outcome text,
 	recorded_at timestamp with time zone
 );
+
+--
+-- Name: _now(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._now() RETURNS timestamp with time zone
+    LANGUAGE sql
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: channels; Type: TABLE; Schema: actae; Owner: -
@@ -149,12 +237,13 @@ CREATE TABLE actae.channels (
     lineage_ids text[] DEFAULT '{}'::text[] NOT NULL,
     lineage_cursors bigint[] DEFAULT '{}'::bigint[] NOT NULL,
     lineage_clocks bigint[] DEFAULT '{}'::bigint[] NOT NULL,
-    tool_policies jsonb,
+    tool_policies actae.tool_policies,
     metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    created_at timestamp with time zone DEFAULT actae._now() NOT NULL,
     closed_at timestamp with time zone,
     key_ttl interval,
-    watched_until timestamp with time zone
+    watched_until timestamp with time zone,
+    wake_event_type text
 );
 
 --
@@ -182,6 +271,14 @@ CREATE FUNCTION actae._channel_row(p_channel actae.channels) RETURNS actae.chann
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_batch(integer, integer, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_expected(actae.channels, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -190,11 +287,27 @@ CREATE FUNCTION actae._check_expected(p_channel actae.channels, p_expected_versi
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_json(jsonb, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text) RETURNS void
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_json(jsonb, text, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _check_range(bigint, text, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint) RETURNS void
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -217,7 +330,7 @@ CREATE TABLE actae.executions (
     params jsonb NOT NULL,
     dedup_fields text[],
     fingerprint text NOT NULL,
-    status text NOT NULL,
+    status actae.execution_status NOT NULL,
     claim_token uuid NOT NULL,
     fence bigint NOT NULL,
     attempt integer NOT NULL,
@@ -247,11 +360,71 @@ CREATE FUNCTION actae._check_same_operation(p_row actae.executions, p_tool_name 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_text(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_text(p_value text, p_argument text) RETURNS void
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_text(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: runs; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.runs (
+    channel_id text NOT NULL,
+    agent text NOT NULL,
+    queue text NOT NULL,
+    input jsonb NOT NULL,
+    status text NOT NULL,
+    due_at timestamp with time zone,
+    wake_reason text,
+    claim_token uuid,
+    worker text,
+    fence bigint DEFAULT 0 NOT NULL,
+    attempt integer DEFAULT 0 NOT NULL,
+    failures integer DEFAULT 0 NOT NULL,
+    max_attempts integer NOT NULL,
+    lease_seconds integer,
+    lease_expires_at timestamp with time zone,
+    result jsonb,
+    error text,
+    cancel_requested_at timestamp with time zone,
+    cancel_reason text,
+    sleep_key text,
+    wait_key text,
+    wait_event_type text,
+    created_at timestamp with time zone NOT NULL,
+    claimed_at timestamp with time zone,
+    heartbeat_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT runs_completed_check CHECK (((status = 'completed'::text) = (result IS NOT NULL))),
+    CONSTRAINT runs_counters_check CHECK (((fence >= 0) AND (attempt >= 0) AND ((failures >= 0) AND (failures <= max_attempts)) AND ((max_attempts >= 1) AND (max_attempts <= 1000)))),
+    CONSTRAINT runs_due_check CHECK (((due_at IS NULL) = (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))),
+    CONSTRAINT runs_error_check CHECK (((status <> ALL (ARRAY['failed'::text, 'cancelled'::text])) OR (error IS NOT NULL))),
+    CONSTRAINT runs_finished_check CHECK (((finished_at IS NOT NULL) = (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))),
+    CONSTRAINT runs_parked_check CHECK (((status <> ALL (ARRAY['queued'::text, 'sleeping'::text, 'waiting'::text])) OR ((claim_token IS NULL) AND (lease_expires_at IS NULL)))),
+    CONSTRAINT runs_running_check CHECK (((status <> 'running'::text) OR ((claim_token IS NOT NULL) AND (worker IS NOT NULL) AND (lease_expires_at IS NOT NULL) AND (lease_seconds IS NOT NULL)))),
+    CONSTRAINT runs_sleeping_check CHECK (((status <> 'sleeping'::text) OR (sleep_key IS NOT NULL))),
+    CONSTRAINT runs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'sleeping'::text, 'waiting'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),
+    CONSTRAINT runs_waiting_check CHECK (((status <> 'waiting'::text) OR ((wait_key IS NOT NULL) AND (wait_event_type IS NOT NULL)))),
+    CONSTRAINT runs_wake_reason_check CHECK ((wake_reason = ANY (ARRAY['start'::text, 'retry'::text, 'timer'::text, 'event'::text, 'timeout'::text, 'lease_expired'::text])))
+);
+
+--
+-- Name: _end_cancelled(text, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._end_cancelled(p_channel_id text, p_now timestamp with time zone) RETURNS actae.runs
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -301,7 +474,7 @@ CREATE FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_a
 CREATE TABLE actae.operations (
     channel_id text NOT NULL,
     operation_id text NOT NULL,
-    kind text NOT NULL,
+    kind actae.operation_kind NOT NULL,
     content_sha256 text NOT NULL,
     cursor bigint,
     version bigint,
@@ -326,11 +499,27 @@ CREATE FUNCTION actae._fingerprint(p_params jsonb, p_fields text[]) RETURNS text
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _first_event_after(actae.channels, text, bigint, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone) RETURNS actae.events
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _fork_receipt(actae.channels, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) RETURNS actae.fork_result
     LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _in_flight(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._in_flight(p_status text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -342,10 +531,42 @@ CREATE FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _limit(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._limit(p_argument text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _lock_channel(text, boolean); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) RETURNS actae.channels
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _owned_run(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) RETURNS actae.runs
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _park(actae.runs, text, timestamp with time zone, text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text) RETURNS actae.runs
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _park_event(actae.channels, text, text, jsonb, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb) RETURNS actae.events
     LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
@@ -358,10 +579,26 @@ CREATE FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestam
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _queue_topic(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._queue_topic(p_queue text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _raise(text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _raise_for_element(text, text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._raise_for_element(p_state text, p_message text, p_detail text, p_element integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -371,6 +608,30 @@ CREATE FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb DEFAULT
 
 CREATE FUNCTION actae._require(p_missing boolean, p_argument text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _run_fenced_error(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _run_row(actae.runs, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_row(p_row actae.runs, p_outcome text, p_show_token boolean) RETURNS actae.run_row
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _set_test_clock(interval); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._set_test_clock(p_offset interval) RETURNS void
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -390,10 +651,27 @@ CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _wake_run(text, text, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: cancel_execution(uuid, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) RETURNS actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: cancel_run(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.cancel_run(p_channel_id text, p_reason text) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -417,6 +695,24 @@ CREATE FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool
     AS $$ (body in sql/) $$;
 
 --
+-- Name: claim_executions(text, text[], text[], jsonb[], jsonb[], integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[] DEFAULT NULL::jsonb[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: claim_run(text, text, text[], integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: close_channel(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -435,6 +731,24 @@ CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid
     AS $$ (body in sql/) $$;
 
 --
+-- Name: complete_executions(uuid[], uuid[], jsonb[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[] DEFAULT NULL::jsonb[]) RETURNS SETOF actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: complete_run(text, uuid, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: create_channel(text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -448,6 +762,15 @@ CREATE FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb DEFAULT
 --
 
 CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean DEFAULT true) RETURNS actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: fail_run(text, uuid, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean DEFAULT true) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -489,6 +812,15 @@ CREATE FUNCTION actae.get_execution(p_channel_id text, p_key_name text) RETURNS 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: get_run(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.get_run(p_channel_id text) RETURNS actae.run_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: get_state(text, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -503,6 +835,24 @@ CREATE FUNCTION actae.get_state(p_channel_id text, p_version bigint DEFAULT NULL
 
 CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: heartbeat_run(text, uuid, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: list_completed(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text DEFAULT NULL::text, p_max_rows integer DEFAULT 1000) RETURNS SETOF actae.execution_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -535,11 +885,29 @@ CREATE FUNCTION actae.list_expired_leases(p_max_rows integer DEFAULT 100) RETURN
     AS $$ (body in sql/) $$;
 
 --
+-- Name: list_runs(text, text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.list_runs(p_queue text DEFAULT NULL::text, p_status text DEFAULT NULL::text, p_agent text DEFAULT NULL::text, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.run_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: purge(interval, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.purge(p_older_than interval, p_batch_size integer DEFAULT 1000) RETURNS actae.purge_result
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: queue_topic(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.queue_topic(p_queue text) RETURNS text
+    LANGUAGE sql IMMUTABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -562,10 +930,37 @@ CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS
     AS $$ (body in sql/) $$;
 
 --
+-- Name: sleep_run(text, uuid, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) RETURNS actae.park_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: start_run(text, text, jsonb, text, timestamp with time zone, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text DEFAULT 'default'::text, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_max_attempts integer DEFAULT 5) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: transition_state(text, text, jsonb, jsonb, bigint, bigint, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint DEFAULT NULL::bigint, p_operation_id text DEFAULT NULL::text) RETURNS actae.transition_result
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: wait_for_event(text, uuid, text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) RETURNS actae.park_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -630,13 +1025,14 @@ CREATE VIEW actae.execution_leases AS
     e.cancel_requested_at,
     e.cancel_reason,
         CASE
-            WHEN ((e.status = 'completed'::text) OR ((e.status = 'failed'::text) AND (NOT e.retryable))) THEN 'released'::text
-            WHEN (e.status = 'failed'::text) THEN 'retry'::text
+            WHEN ((e.status)::text = ANY (ARRAY['completed'::text, 'cancelled'::text])) THEN 'released'::text
+            WHEN (((e.status)::text = 'failed'::text) AND (NOT e.retryable)) THEN 'released'::text
+            WHEN ((e.status)::text = 'failed'::text) THEN 'retry'::text
             WHEN (e.lease_expires_at > clock_timestamp()) THEN 'live'::text
             ELSE 'expired'::text
         END AS lease_state,
         CASE
-            WHEN (e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text])) THEN (e.lease_expires_at - clock_timestamp())
+            WHEN ((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text])) THEN (e.lease_expires_at - clock_timestamp())
             ELSE NULL::interval
         END AS lease_remaining,
     (e.finished_at - e.claimed_at) AS last_attempt_duration
@@ -675,15 +1071,17 @@ CREATE VIEW actae.ledger_status AS
           WHERE (c.closed_at IS NOT NULL)) AS closed_channels,
     ( SELECT count(*) AS count
            FROM actae.channels c
-          WHERE (c.parent_channel_id IS NOT NULL)) AS forks
+          WHERE (c.parent_channel_id IS NOT NULL)) AS forks,
+    s.cancelled
    FROM ( SELECT count(*) AS executions,
-            count(*) FILTER (WHERE (e.status = 'claimed'::text)) AS claimed,
-            count(*) FILTER (WHERE (e.status = 'in_progress'::text)) AS in_progress,
-            count(*) FILTER (WHERE (e.status = 'completed'::text)) AS completed,
-            count(*) FILTER (WHERE (e.status = 'failed'::text)) AS failed,
-            count(*) FILTER (WHERE ((e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS expired_leases,
-            min(e.claimed_at) FILTER (WHERE (e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text]))) AS oldest_in_flight_claimed_at,
-            min(e.lease_expires_at) FILTER (WHERE ((e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS oldest_expired_lease_at
+            count(*) FILTER (WHERE ((e.status)::text = 'claimed'::text)) AS claimed,
+            count(*) FILTER (WHERE ((e.status)::text = 'in_progress'::text)) AS in_progress,
+            count(*) FILTER (WHERE ((e.status)::text = 'completed'::text)) AS completed,
+            count(*) FILTER (WHERE ((e.status)::text = 'failed'::text)) AS failed,
+            count(*) FILTER (WHERE ((e.status)::text = 'cancelled'::text)) AS cancelled,
+            count(*) FILTER (WHERE (((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS expired_leases,
+            min(e.claimed_at) FILTER (WHERE ((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text]))) AS oldest_in_flight_claimed_at,
+            min(e.lease_expires_at) FILTER (WHERE (((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS oldest_expired_lease_at
            FROM actae.executions e) s;
 
 --
@@ -706,17 +1104,18 @@ ALTER TABLE ONLY actae.snapshots ALTER COLUMN state SET COMPRESSION lz4;
 CREATE VIEW actae.tool_stats AS
  SELECT e.tool_name,
     count(*) AS executions,
-    count(*) FILTER (WHERE (e.status = 'claimed'::text)) AS claimed,
-    count(*) FILTER (WHERE (e.status = 'in_progress'::text)) AS in_progress,
-    count(*) FILTER (WHERE (e.status = 'completed'::text)) AS completed,
-    count(*) FILTER (WHERE (e.status = 'failed'::text)) AS failed,
+    count(*) FILTER (WHERE ((e.status)::text = 'claimed'::text)) AS claimed,
+    count(*) FILTER (WHERE ((e.status)::text = 'in_progress'::text)) AS in_progress,
+    count(*) FILTER (WHERE ((e.status)::text = 'completed'::text)) AS completed,
+    count(*) FILTER (WHERE ((e.status)::text = 'failed'::text)) AS failed,
     count(*) FILTER (WHERE (e.cancel_requested_at IS NOT NULL)) AS cancel_requested,
     count(*) FILTER (WHERE e.ambiguous) AS ambiguous,
     sum(e.attempt) AS attempts,
     avg((e.finished_at - e.claimed_at)) AS avg_duration,
     percentile_cont((0.5)::double precision) WITHIN GROUP (ORDER BY ((EXTRACT(epoch FROM (e.finished_at - e.claimed_at)))::double precision)) AS p50_seconds,
     percentile_cont((0.95)::double precision) WITHIN GROUP (ORDER BY ((EXTRACT(epoch FROM (e.finished_at - e.claimed_at)))::double precision)) AS p95_seconds,
-    max((e.finished_at - e.claimed_at)) AS max_duration
+    max((e.finished_at - e.claimed_at)) AS max_duration,
+    count(*) FILTER (WHERE ((e.status)::text = 'cancelled'::text)) AS cancelled
    FROM actae.executions e
   GROUP BY e.tool_name;
 
@@ -747,6 +1146,13 @@ ALTER TABLE ONLY actae.executions
 
 ALTER TABLE ONLY actae.operations
     ADD CONSTRAINT operations_pkey PRIMARY KEY (channel_id, operation_id);
+
+--
+-- Name: runs runs_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.runs
+    ADD CONSTRAINT runs_pkey PRIMARY KEY (channel_id);
 
 --
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
@@ -794,6 +1200,12 @@ CREATE INDEX channels_key_ttl_idx ON actae.channels USING btree (channel_id) WHE
 CREATE INDEX executions_execution_id_idx ON actae.executions USING btree (execution_id);
 
 --
+-- Name: runs_due_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX runs_due_idx ON actae.runs USING btree (queue, due_at) WHERE (due_at IS NOT NULL);
+
+--
 -- Name: SCHEMA actae; Type: ACL; Schema: -; Owner: -
 --
 
@@ -801,6 +1213,18 @@ GRANT USAGE ON SCHEMA actae TO actae_owner;
 GRANT USAGE ON SCHEMA actae TO actae_agent;
 GRANT USAGE ON SCHEMA actae TO actae_auditor;
 GRANT USAGE ON SCHEMA actae TO actae_operator;
+
+--
+-- Name: FUNCTION _tool_policies_valid(p_policies jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._tool_policies_valid(p_policies jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _now(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._now() FROM PUBLIC;
 
 --
 -- Name: TABLE channels; Type: ACL; Schema: actae; Owner: -
@@ -827,16 +1251,34 @@ REVOKE ALL ON FUNCTION actae._channel(p_channel_id text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_expected(p_channel actae.channels, p_expected_version bigint, p_expected_cursor bigint); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._check_expected(p_channel actae.channels, p_expected_version bigint, p_expected_cursor bigint) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_json(p_value jsonb, p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_json(p_value jsonb, p_argument text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_json(p_value jsonb, p_argument text, p_max_bytes integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _check_range(p_value bigint, p_argument text, p_min bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _check_range(p_value bigint, p_argument text, p_min bigint, p_max bigint); Type: ACL; Schema: actae; Owner: -
@@ -989,10 +1431,172 @@ GRANT SELECT(finished_at) ON TABLE actae.executions TO actae_auditor;
 REVOKE ALL ON FUNCTION actae._check_same_operation(p_row actae.executions, p_tool_name text, p_fields text[], p_fingerprint text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_text(p_value text, p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_text(p_value text, p_argument text, p_max_bytes integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) FROM PUBLIC;
+
+--
+-- Name: COLUMN runs.channel_id; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(channel_id) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.agent; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(agent) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.queue; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(queue) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.input; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(input) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.status; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(status) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.due_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(due_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.wake_reason; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(wake_reason) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.worker; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(worker) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.fence; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(fence) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.attempt; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(attempt) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.failures; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(failures) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.max_attempts; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(max_attempts) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.lease_seconds; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(lease_seconds) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.lease_expires_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(lease_expires_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.result; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(result) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.error; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(error) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.cancel_requested_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(cancel_requested_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.cancel_reason; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(cancel_reason) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.sleep_key; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(sleep_key) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.wait_key; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(wait_key) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.wait_event_type; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(wait_event_type) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.created_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.claimed_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(claimed_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.heartbeat_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(heartbeat_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.finished_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(finished_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: FUNCTION _end_cancelled(p_channel_id text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._end_cancelled(p_channel_id text, p_now timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: TABLE events; Type: ACL; Schema: actae; Owner: -
@@ -1037,10 +1641,22 @@ REVOKE ALL ON FUNCTION actae._find_operation(p_channel actae.channels, p_operati
 REVOKE ALL ON FUNCTION actae._fingerprint(p_params jsonb, p_fields text[]) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _fork_receipt(p_fork actae.channels, p_outcome text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _in_flight(p_status text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._in_flight(p_status text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _inherited_execution(p_channel actae.channels, p_key_name text); Type: ACL; Schema: actae; Owner: -
@@ -1049,10 +1665,34 @@ REVOKE ALL ON FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text
 REVOKE ALL ON FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _limit(p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._limit(p_argument text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _lock_channel(p_channel_id text, p_create boolean); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone); Type: ACL; Schema: actae; Owner: -
@@ -1061,16 +1701,46 @@ REVOKE ALL ON FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) 
 REVOKE ALL ON FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _queue_topic(p_queue text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._queue_topic(p_queue text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _raise(p_code text, p_message text, p_detail jsonb); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _raise_for_element(p_state text, p_message text, p_detail text, p_element integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._raise_for_element(p_state text, p_message text, p_detail text, p_element integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _require(p_missing boolean, p_argument text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._require(p_missing boolean, p_argument text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_row(p_row actae.runs, p_outcome text, p_show_token boolean); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_row(p_row actae.runs, p_outcome text, p_show_token boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _set_test_clock(p_offset interval); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._set_test_clock(p_offset interval) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _state_at(p_channel actae.channels, p_cursor bigint, p_version bigint); Type: ACL; Schema: actae; Owner: -
@@ -1085,11 +1755,24 @@ REVOKE ALL ON FUNCTION actae._state_at(p_channel actae.channels, p_cursor bigint
 REVOKE ALL ON FUNCTION actae._topic(p_channel_id text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone) FROM PUBLIC;
+
+--
 -- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) TO actae_operator;
+
+--
+-- Name: FUNCTION cancel_run(p_channel_id text, p_reason text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.cancel_run(p_channel_id text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.cancel_run(p_channel_id text, p_reason text) TO actae_operator;
 
 --
 -- Name: FUNCTION channel_topic(p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -1107,6 +1790,20 @@ REVOKE ALL ON FUNCTION actae.claim_execution(p_channel_id text, p_key_name text,
 GRANT ALL ON FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool_name text, p_params jsonb, p_dedup_fields text[], p_lease_seconds integer) TO actae_agent;
 
 --
+-- Name: FUNCTION claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[], p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[], p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[], p_lease_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer) TO actae_agent;
+
+--
 -- Name: FUNCTION close_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1121,6 +1818,20 @@ REVOKE ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_tok
 GRANT ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb) TO actae_agent;
 
 --
+-- Name: FUNCTION complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]) TO actae_agent;
+
+--
+-- Name: FUNCTION complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) TO actae_agent;
+
+--
 -- Name: FUNCTION create_channel(p_channel_id text, p_metadata jsonb); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1133,6 +1844,13 @@ GRANT ALL ON FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb) 
 
 REVOKE ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean) TO actae_agent;
+
+--
+-- Name: FUNCTION fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean) TO actae_agent;
 
 --
 -- Name: FUNCTION fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb); Type: ACL; Schema: actae; Owner: -
@@ -1166,6 +1884,14 @@ GRANT ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) TO
 GRANT ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) TO actae_auditor;
 
 --
+-- Name: FUNCTION get_run(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.get_run(p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.get_run(p_channel_id text) TO actae_agent;
+GRANT ALL ON FUNCTION actae.get_run(p_channel_id text) TO actae_auditor;
+
+--
 -- Name: FUNCTION get_state(p_channel_id text, p_version bigint, p_at_cursor bigint); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1179,6 +1905,21 @@ GRANT ALL ON FUNCTION actae.get_state(p_channel_id text, p_version bigint, p_at_
 
 REVOKE ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION list_events(p_channel_id text, p_after_cursor bigint, p_max_events integer); Type: ACL; Schema: actae; Owner: -
@@ -1205,11 +1946,27 @@ GRANT ALL ON FUNCTION actae.list_expired_leases(p_max_rows integer) TO actae_age
 GRANT ALL ON FUNCTION actae.list_expired_leases(p_max_rows integer) TO actae_auditor;
 
 --
+-- Name: FUNCTION list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION purge(p_older_than interval, p_batch_size integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.purge(p_older_than interval, p_batch_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.purge(p_older_than interval, p_batch_size integer) TO actae_operator;
+
+--
+-- Name: FUNCTION queue_topic(p_queue text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.queue_topic(p_queue text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.queue_topic(p_queue text) TO actae_agent;
+GRANT ALL ON FUNCTION actae.queue_topic(p_queue text) TO actae_auditor;
 
 --
 -- Name: FUNCTION record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_expected_cursor bigint); Type: ACL; Schema: actae; Owner: -
@@ -1226,11 +1983,32 @@ REVOKE ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) 
 GRANT ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) TO actae_agent;
 
 --
+-- Name: FUNCTION sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer) TO actae_agent;
+
+--
 -- Name: FUNCTION transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint, p_operation_id text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint, p_operation_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint, p_operation_id text) TO actae_agent;
+
+--
+-- Name: FUNCTION wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) TO actae_agent;
 
 --
 -- Name: FUNCTION watch_channel(p_channel_id text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
