@@ -784,3 +784,72 @@ def langgraph_channel(thread_id: str, checkpoint_ns: str = "", *, conn: Any = No
     """The channel of a thread namespace (created empty if needed)."""
     return Call(LANGGRAPH_CHANNEL, {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns},
                 lambda rows: rows[0]["channel_id"], conn)
+
+
+
+
+CLAIM_EXECUTIONS = _sql("claim_executions", "channel_id::text", "key_names::text[]",
+                        "tool_names::text[]", "params::jsonb[]", "dedup_fields::jsonb[]",
+                        "lease_seconds::integer")
+COMPLETE_EXECUTIONS = _sql("complete_executions", "execution_ids::uuid[]",
+                           "claim_tokens::uuid[]", "results::jsonb[]")
+
+
+def _claims(rows: list[Row]) -> list[Claim]:
+    return [Claim(status=r["outcome"], execution=_execution(r)) for r in rows]
+
+
+def claim_executions(
+    channel_id: str,
+    key_names: Sequence[str],
+    tool_names: Sequence[str],
+    params: Sequence[Mapping[str, Any]],
+    dedup_fields: Sequence[Sequence[str] | None] | None = None,
+    lease_seconds: int = 60,
+    *,
+    conn: Any = None,
+) -> Call[list[Claim]]:
+    """claim_execution for each element (key_names[i], tool_names[i], params[i],
+    dedup_fields[i]) in one round trip and one transaction: one Claim per element, in order.
+    An element's error raises for the whole batch and nothing is written."""
+    return Call(CLAIM_EXECUTIONS, {
+        "channel_id": channel_id, "key_names": list(key_names), "tool_names": list(tool_names),
+        "params": [_json(p) for p in params],
+        "dedup_fields": None if dedup_fields is None else [
+            None if f is None else Jsonb(list(f)) for f in dedup_fields],
+        "lease_seconds": lease_seconds,
+    }, _claims, conn)
+
+
+def complete_executions(
+    execution_ids: Sequence[UUID],
+    claim_tokens: Sequence[UUID],
+    results: Sequence[Any] | None = None,
+    *,
+    conn: Any = None,
+) -> Call[list[Execution]]:
+    """complete_execution for each element in one round trip and one transaction. An
+    element's error raises for the whole batch and records no result (complete the others
+    again: their tokens are still current)."""
+    return Call(COMPLETE_EXECUTIONS, {
+        "execution_ids": list(execution_ids), "claim_tokens": list(claim_tokens),
+        "results": None if results is None else [_json(r) for r in results],
+    }, _many(Execution), conn)
+
+
+LIST_COMPLETED = _sql("list_completed", "channel_id::text", "after_key_name::text",
+                      "max_rows::integer")
+
+
+def list_completed(
+    channel_id: str,
+    after_key_name: str | None = None,
+    max_rows: int = 1000,
+    *,
+    conn: Any = None,
+) -> Call[list[Execution]]:
+    """Every completed execution the channel sees (a fork's inherited ones included, its tool
+    policies applied), by key_name; page by passing the last key_name back."""
+    return Call(LIST_COMPLETED, {
+        "channel_id": channel_id, "after_key_name": after_key_name, "max_rows": max_rows,
+    }, _many(Execution), conn)

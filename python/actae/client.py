@@ -275,6 +275,9 @@ class ActaeClient:
     langgraph_prune = _async_method(calls.langgraph_prune)
     langgraph_delete_for_runs = _async_method(calls.langgraph_delete_for_runs)
     langgraph_channel = _async_method(calls.langgraph_channel)
+    claim_executions = _async_method(calls.claim_executions)
+    complete_executions = _async_method(calls.complete_executions)
+    list_completed = _async_method(calls.list_completed)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -468,6 +471,9 @@ class SyncActaeClient:
     langgraph_prune = _sync_method(calls.langgraph_prune)
     langgraph_delete_for_runs = _sync_method(calls.langgraph_delete_for_runs)
     langgraph_channel = _sync_method(calls.langgraph_channel)
+    claim_executions = _sync_method(calls.claim_executions)
+    complete_executions = _sync_method(calls.complete_executions)
+    list_completed = _sync_method(calls.list_completed)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

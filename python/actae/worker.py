@@ -21,12 +21,12 @@ token dies) and unwind the agent with an internal ``BaseException`` (so ``except
 in agent code does not catch it); the worker records nothing more and moves on. The run is
 claimed again — by any worker — when its timer fires or its event arrives.
 
-Prefetch. Once per attempt, before the agent runs, one read (``list_executions(channel,
-'completed')``) loads the channel's completed executions; a tool call whose key, tool name,
-params and dedup fields match one of them returns the stored result with no round trip. Any
-difference falls through to ``run_tool``, which lets the database decide (replay or
-``AC409``), so the shortcut never changes an answer. Results a fork inherits are not in that
-read; they replay through ``run_tool`` (one round trip each).
+Prefetch. Once per attempt, before the agent runs, one read (``list_completed(channel)``,
+a page per 10 000 keys) loads every completed execution the channel sees, a fork's inherited
+results included (its tool policies applied); a tool call whose key, tool name, params and
+dedup fields match one of them returns the stored result with no round trip. Any difference
+falls through to ``run_tool``, which lets the database decide (replay or ``AC409``), so the
+shortcut never changes an answer.
 
 Keys. ``key=`` names a step explicitly (recommended: stable across code changes). Without
 it, the key is derived deterministically from the step's position: ``<tool name>#<n>`` for
@@ -77,6 +77,8 @@ log = logging.getLogger("actae.worker")
 
 Agent = Callable[["Run"], Awaitable[Any]]
 A = TypeVar("A", bound=Agent)
+#: keys per list_completed read in the prefetch.
+_PREFETCH_PAGE = 10000
 
 
 class _Parked(BaseException):  # noqa: N818 - control flow, not an error
@@ -138,8 +140,15 @@ class Run:
     async def load_completed(self) -> None:
         """Prefetch the channel's completed executions: tool() then replays one that matches
         without a round trip (the worker calls this before the agent when prefetch is on)."""
-        done = await self.client.list_executions(self.channel_id, "completed", max_rows=100000)
-        self._completed = {e.key_name: e for e in done}
+        done: dict[str, Execution] = {}
+        after: str | None = None
+        while True:  # one list_completed read per _PREFETCH_PAGE keys (forks included)
+            page = await self.client.list_completed(self.channel_id, after, _PREFETCH_PAGE)
+            done.update((e.key_name, e) for e in page)
+            if len(page) < _PREFETCH_PAGE:
+                break
+            after = page[-1].key_name
+        self._completed = done
 
     async def sleep(self, duration: timedelta | float, *, key: str | None = None) -> None:
         """Sleep durably: returns at once when the (first recorded) wake time has passed,

@@ -427,6 +427,14 @@ CREATE FUNCTION actae._channel_row(p_channel actae.channels) RETURNS actae.chann
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_batch(integer, integer, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_expected(actae.channels, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -835,6 +843,14 @@ CREATE FUNCTION actae._queue_topic(p_queue text) RETURNS text
 --
 
 CREATE FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _raise_for_element(text, text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._raise_for_element(p_state text, p_message text, p_detail text, p_element integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -1780,6 +1796,12 @@ REVOKE ALL ON FUNCTION actae._channel_health(p_channel_id text, OUT o_executions
 REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_expected(p_channel actae.channels, p_expected_version bigint, p_expected_cursor bigint); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2306,6 +2328,12 @@ REVOKE ALL ON FUNCTION actae._queue_topic(p_queue text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _raise_for_element(p_state text, p_message text, p_detail text, p_element integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._raise_for_element(p_state text, p_message text, p_detail text, p_element integer) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _require(p_missing boolean, p_argument text); Type: ACL; Schema: actae; Owner: -

@@ -1,0 +1,74 @@
+-- actae.list_completed — every completed execution a channel sees, as claims in it would
+-- see them: its own completed rows, and in a fork the completed rows it inherits (for each
+-- key the nearest ancestor's row completed before the fork's cut, unless the channel has a
+-- row of its own for that key or its tool policy for the row's tool is live). A resumed
+-- agent reads its whole prefix with it instead of one claim per step.
+-- Guarantees: ordered by key_name, keys after p_after_key_name only (null: from the first),
+-- at most p_max_rows rows (1..100000): page by passing the last key_name back; each row is
+-- what actae.get_execution(channel_id, key_name) returns (no claim token, outcome null); an
+-- unknown channel has no rows.
+-- Raises: AC400 bad argument.
+create or replace function actae.list_completed(
+    p_channel_id text,
+    p_after_key_name text default null,
+    p_max_rows integer default 1000
+) returns setof actae.execution_row
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id');
+    if p_after_key_name is not null then
+        perform actae._check_text(p_after_key_name, 'key_name');
+    end if;
+    perform actae._require(p_max_rows is null, 'max_rows');
+    perform actae._check_range(p_max_rows, 'max_rows', 1);
+    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+    if v_channel.parent_channel_id is null then
+        return query
+        select r.*
+        from actae.executions as e
+        cross join lateral actae._execution_row(e, null, false) as r
+        where e.channel_id = p_channel_id and e.status = 'completed'
+            and (p_after_key_name is null or e.key_name > p_after_key_name)
+        order by e.key_name
+        limit p_max_rows;
+        return;
+    end if;
+    return query
+    with own as (
+        select e.*
+        from actae.executions as e
+        where e.channel_id = p_channel_id
+            and (p_after_key_name is null or e.key_name > p_after_key_name)
+    ),
+
+    inherited as (
+        select distinct on (e.key_name) e.*
+        from unnest(v_channel.lineage_ids, v_channel.lineage_clocks)
+            with ordinality as s (channel_id, clock, depth)
+        inner join actae.executions as e on e.channel_id = s.channel_id
+        where e.status = 'completed' and e.completed_clock <= s.clock
+            and (p_after_key_name is null or e.key_name > p_after_key_name)
+            and coalesce(v_channel.tool_policies ->> e.tool_name, 'replay') <> 'live'
+        order by e.key_name, s.depth desc
+    ),
+
+    seen as (
+        select o.* from own as o where o.status = 'completed'
+        union all
+        select i.* from inherited as i
+        where not exists (select from own as o where o.key_name = i.key_name)
+    )
+
+    select r.*
+    from seen as e
+    cross join lateral actae._execution_row(e::actae.executions, null, false) as r
+    order by e.key_name
+    limit p_max_rows;
+end;
+$$;

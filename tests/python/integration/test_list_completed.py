@@ -1,0 +1,84 @@
+"""list_completed through the client (a fork's inherited results and policies, paging), and
+the worker's prefetch built on it: a run resumed in a fork replays the inherited prefix
+with no round trip per step."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker
+
+
+def _complete(client: SyncActaeClient, channel: str, key: str, tool: str, i: int) -> None:
+    claim = client.claim_execution(channel, key, tool, {"i": i})
+    assert claim.claim_token is not None
+    client.complete_execution(claim.execution.execution_id, claim.claim_token, {"i": i})
+
+
+def test_fork_sees_inherited_results_and_pages(dsn: str, unique: Callable[..., str]) -> None:
+    parent, fork = unique("lc"), unique("lc-fork")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        for i in range(5):
+            _complete(client, parent, f"s{i}", "step", i)
+        _complete(client, parent, "mail", "send_email", 9)
+        client.record_event(parent, "cut", {})
+        client.fork_channel(parent, 1, fork, tool_policies={"send_email": "live"})
+        _complete(client, parent, "late", "step", 7)  # after the cut: not inherited
+        _complete(client, fork, "s5", "step", 5)
+
+        seen = client.list_completed(fork)
+        assert [e.key_name for e in seen] == [f"s{i}" for i in range(6)]
+        assert [e.channel_id for e in seen] == [parent] * 5 + [fork]
+        assert all(e.claim_token is None for e in seen)
+        pages = [client.list_completed(fork, None, 4), client.list_completed(fork, "s3", 4)]
+        assert [[e.key_name for e in p] for p in pages] == [["s0", "s1", "s2", "s3"],
+                                                            ["s4", "s5"]]
+        assert [e.key_name for e in client.list_completed(parent)] == (
+            ["late", "mail"] + [f"s{i}" for i in range(5)])
+
+
+def test_worker_prefetch_replays_a_forks_inherited_prefix(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    parent, fork, queue = unique("pf"), unique("pf-fork"), unique("q")
+    ran: list[int] = []
+    hits: list[int] = []
+
+    def step(ctx: ToolContext) -> dict[str, Any]:
+        ran.append(ctx.params["i"])
+        return {"i": ctx.params["i"]}
+
+    with SyncActaeClient(dsn, max_size=1) as sync:
+        for i in range(3):
+            _complete(sync, parent, f"s{i}", "step", i)
+        sync.fork_channel(parent, 0, fork)
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn) as client:
+            worker = Worker(client, queue=queue, poll_interval=0.1)
+
+            @worker.agent("steps")
+            async def steps(run: Run) -> dict[str, Any]:
+                out = [await run.tool(step, key=f"s{i}", params={"i": i}) for i in range(4)]
+                hits.append(run.prefetch_hits)
+                return {"out": out}
+
+            await client.start_run(fork, "steps", {}, queue)
+            task = asyncio.create_task(worker.run_async())
+            try:
+                deadline = time.monotonic() + 30
+                while (await client.get_run(fork)).status != "completed":
+                    assert time.monotonic() < deadline, "the run did not complete"
+                    await asyncio.sleep(0.05)
+            finally:
+                worker.stop()
+                await asyncio.wait_for(task, 30)
+            done = await client.get_run(fork)
+            assert done.result == {"out": [{"i": i} for i in range(4)]}
+
+    asyncio.run(scenario())
+    assert ran == [3], "only the step the fork did not inherit ran"
+    assert hits == [3], "the three inherited steps came from the prefetch"
