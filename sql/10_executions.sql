@@ -43,6 +43,7 @@ declare
     v_row actae.executions;
     v_policy text;
     v_now timestamptz;
+    v_token uuid;
     v_lease_seconds integer := coalesce(p_lease_seconds, 60);
 begin
     -- The argument checks run inline (one expression instead of five calls per claim); only
@@ -158,9 +159,10 @@ begin
         return actae._execution_row(v_row, 'failed', false);
     end if;
 
+    v_token := gen_random_uuid();
     update actae.executions as e set
         status = 'claimed',
-        claim_token = gen_random_uuid(),
+        claim_token = v_token,
         fence = e.fence + 1,
         attempt = e.attempt + 1,
         params = p_params,
@@ -297,6 +299,7 @@ as $$
 declare
     v_row actae.executions;
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
+    v_now timestamptz := clock_timestamp();
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
@@ -308,7 +311,7 @@ begin
     update actae.executions as e set
         status = 'completed',
         result = v_result,
-        finished_at = clock_timestamp(),
+        finished_at = v_now,
         completed_clock = (
             select c.clock from actae.channels as c
             where c.channel_id = e.channel_id
@@ -351,6 +354,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
+    v_now timestamptz := clock_timestamp();
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
@@ -360,7 +364,7 @@ begin
         status = 'failed',
         error = p_error,
         retryable = p_retryable,
-        finished_at = clock_timestamp()
+        finished_at = v_now
     where e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and e.status in ('claimed', 'in_progress')

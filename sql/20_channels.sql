@@ -42,6 +42,8 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_now timestamptz := clock_timestamp();
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_seconds is null, 'seconds');
@@ -49,7 +51,7 @@ begin
     perform actae._lock_channel(p_channel_id, true);
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
-            clock_timestamp() + make_interval(secs => p_seconds))
+            v_now + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
     return actae._topic(p_channel_id);
 end;

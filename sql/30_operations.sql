@@ -24,6 +24,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
+    v_now timestamptz := clock_timestamp();
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._check_text(p_reason, 'reason', 4096);
@@ -60,12 +61,12 @@ begin
         );
     end if;
     update actae.executions as e set
-        cancel_requested_at = clock_timestamp(),
+        cancel_requested_at = v_now,
         cancel_reason = p_reason,
         status = case when e.status = 'failed' then 'failed' else e.status end,
         retryable = case when e.status = 'failed' then false else e.retryable end,
         error = case when e.status = 'failed' then 'cancelled: ' || p_reason else e.error end,
-        finished_at = case when e.status = 'failed' then clock_timestamp() else e.finished_at end
+        finished_at = case when e.status = 'failed' then v_now else e.finished_at end
     where e.channel_id = v_row.channel_id and e.key_name = v_row.key_name
     returning e.* into v_row;
     return actae._execution_row(v_row, null, false);
@@ -88,10 +89,11 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_channel actae.channels;
+    v_now timestamptz := clock_timestamp();
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._lock_channel(p_channel_id, false);
-    update actae.channels as c set closed_at = coalesce(c.closed_at, clock_timestamp())
+    update actae.channels as c set closed_at = coalesce(c.closed_at, v_now)
     where c.channel_id = p_channel_id
     returning c.* into v_channel;
     return actae._channel_row(v_channel);
