@@ -242,10 +242,14 @@ $$;
 -- now + lease_seconds (the claim's lease when null).
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 execution already completed or failed.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.heartbeat_execution(
     p_execution_id uuid,
     p_claim_token uuid,
-    p_lease_seconds integer default null
+    p_lease_seconds integer default null,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -255,10 +259,12 @@ as $$
 declare
     v_row actae.executions;
     v_now timestamptz;
+    v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     -- One clock reading: the lease runs exactly lease_seconds from the recorded heartbeat
     -- (read before the row lock, so a wait can only shorten the lease, never stretch it).
     v_now := clock_timestamp();
@@ -267,12 +273,12 @@ begin
         lease_expires_at = v_now
         + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)),
         heartbeat_at = v_now
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and e.status in ('claimed', 'in_progress')
     returning e.* into v_row;
     if not found then
-        perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat');
+        perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat', v_channel_id);
     end if;
     return actae._execution_row(v_row, null, true);
 end;
@@ -286,10 +292,14 @@ $$;
 -- under FOR SHARE), which is what decides fork inheritance.
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 already failed, or already completed with a different result.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.complete_execution(
     p_execution_id uuid,
     p_claim_token uuid,
-    p_result jsonb default null
+    p_result jsonb default null,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -300,6 +310,7 @@ declare
     v_row actae.executions;
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
     v_now timestamptz := clock_timestamp();
+    v_channel_id text;
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
@@ -308,6 +319,7 @@ begin
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result', 1048576);
     end if;
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     update actae.executions as e set
         status = 'completed',
         result = v_result,
@@ -317,7 +329,7 @@ begin
             where c.channel_id = e.channel_id
             for share
         )
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and e.status in ('claimed', 'in_progress')
     returning e.* into v_row;
@@ -325,11 +337,12 @@ begin
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token;
     if found and v_row.status = 'completed' and v_row.result = v_result then
         return actae._execution_row(v_row, null, true);
     end if;
-    perform actae._fenced_error(p_execution_id, p_claim_token, 'complete');
+    perform actae._fenced_error(p_execution_id, p_claim_token, 'complete', v_channel_id);
     return null;
 end;
 $$;
@@ -341,11 +354,15 @@ $$;
 -- retryable is a no-op success.
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 already completed, or already failed differently.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.fail_execution(
     p_execution_id uuid,
     p_error text,
     p_claim_token uuid,
-    p_retryable boolean default true
+    p_retryable boolean default true,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -355,17 +372,19 @@ as $$
 declare
     v_row actae.executions;
     v_now timestamptz := clock_timestamp();
+    v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._require(p_retryable is null, 'retryable');
     perform actae._check_text(p_error, 'error', 65536);
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     update actae.executions as e set
         status = 'failed',
         error = p_error,
         retryable = p_retryable,
         finished_at = v_now
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and e.status in ('claimed', 'in_progress')
     returning e.* into v_row;
@@ -373,12 +392,13 @@ begin
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token;
     if found and v_row.status = 'failed' and v_row.error = p_error
         and v_row.retryable = p_retryable then
         return actae._execution_row(v_row, null, true);
     end if;
-    perform actae._fenced_error(p_execution_id, p_claim_token, 'fail');
+    perform actae._fenced_error(p_execution_id, p_claim_token, 'fail', v_channel_id);
     return null;
 end;
 $$;

@@ -13,9 +13,13 @@
 --   * Repeating the call with the same reason is a no-op that returns the row.
 -- Raises: AC400 bad argument (reason is 1..4096 bytes), AC404 unknown execution, AC409 the
 -- execution already completed or failed for good, or was cancelled with another reason.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.cancel_execution(
     p_execution_id uuid,
-    p_reason text
+    p_reason text,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -25,11 +29,13 @@ as $$
 declare
     v_row actae.executions;
     v_now timestamptz := clock_timestamp();
+    v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._check_text(p_reason, 'reason', 4096);
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
     for update;
     if not found then
         perform actae._raise(
