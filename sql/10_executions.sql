@@ -311,6 +311,7 @@ declare
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
     v_now timestamptz := clock_timestamp();
     v_channel_id text;
+    v_clock bigint;
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
@@ -320,15 +321,16 @@ begin
         perform actae._check_json(v_result, 'result', 1048576);
     end if;
     v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
+    -- The channel clock, held under FOR SHARE until commit: appends and forks wait for this
+    -- completion, so its completed_clock is exact.
+    select c.clock into v_clock from actae.channels as c
+    where c.channel_id = v_channel_id
+    for share;
     update actae.executions as e set
         status = 'completed',
         result = v_result,
         finished_at = v_now,
-        completed_clock = (
-            select c.clock from actae.channels as c
-            where c.channel_id = e.channel_id
-            for share
-        )
+        completed_clock = v_clock
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and e.status in ('claimed', 'in_progress')
