@@ -194,14 +194,13 @@ as $$
 declare
     v_row actae.executions;
 begin
-    select e.* into v_row
-    from unnest(p_channel.lineage_ids, p_channel.lineage_clocks)
-        with ordinality as s (channel_id, clock, depth)
-    inner join actae.executions as e
-        on e.channel_id = s.channel_id and e.key_name = p_key_name
-    where e.status = 'completed' and e.completed_clock <= s.clock
-    order by s.depth desc
-    limit 1;
+    -- One statement per ancestor, nearest first, each on one channel (one shard on Citus).
+    for i in reverse coalesce(array_length(p_channel.lineage_ids, 1), 0) .. 1 loop
+        select e.* into v_row from actae.executions as e
+        where e.channel_id = p_channel.lineage_ids[i] and e.key_name = p_key_name
+            and e.status = 'completed' and e.completed_clock <= p_channel.lineage_clocks[i];
+        exit when found;
+    end loop;
     return v_row;
 end;
 $$;
