@@ -82,6 +82,9 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_row actae.executions;
+    v_now timestamptz := clock_timestamp();
 begin
     if p_channel_id is not null then
         perform actae._check_text(p_channel_id, 'channel_id', 256);
@@ -94,17 +97,19 @@ begin
     end if;
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
-    return query
-    select r.*
-    from actae.executions as e
-    cross join lateral actae._execution_row(e, null, false) as r
-    where (p_channel_id is null or e.channel_id = p_channel_id)
-        and (p_status is null or e.status = p_status)
-        and (not coalesce(p_lease_expired, false) or (
-            e.status in ('claimed', 'in_progress') and e.lease_expires_at <= clock_timestamp()
-        ))
-    order by e.created_at, e.execution_id
-    limit p_max_rows;
+    for v_row in
+        select e.*
+        from actae.executions as e
+        where (p_channel_id is null or e.channel_id = p_channel_id)
+            and (p_status is null or e.status = p_status)
+            and (not coalesce(p_lease_expired, false) or (
+                e.status in ('claimed', 'in_progress') and e.lease_expires_at <= v_now
+            ))
+        order by e.created_at, e.execution_id
+        limit p_max_rows
+    loop
+        return next actae._execution_row(v_row, null, false);
+    end loop;
 end;
 $$;
 
@@ -118,15 +123,19 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_row actae.executions;
+    v_now timestamptz := clock_timestamp();
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
-    return query
-    select r.*
-    from actae.executions as e
-    cross join lateral actae._execution_row(e, null, false) as r
-    where e.status in ('claimed', 'in_progress') and e.lease_expires_at <= clock_timestamp()
-    order by e.lease_expires_at
-    limit p_max_rows;
+    for v_row in
+        select e.* from actae.executions as e
+        where e.status in ('claimed', 'in_progress') and e.lease_expires_at <= v_now
+        order by e.lease_expires_at
+        limit p_max_rows
+    loop
+        return next actae._execution_row(v_row, null, false);
+    end loop;
 end;
 $$;
