@@ -333,7 +333,7 @@ def _context(execution: Execution, original: Execution | None) -> ToolContext:
 def _cancel(ctx: ToolContext, reason: str | None) -> plans.Plan[Any]:
     error = f"cancelled: {reason or 'no reason given'}"
     failed: Execution = yield calls.fail_execution(
-        ctx.execution_id, error, ctx.claim_token, retryable=False
+        ctx.execution_id, error, ctx.claim_token, retryable=False, channel_id=ctx.channel_id
     )
     raise _stored_failure(failed)
 
@@ -346,7 +346,8 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> plans.Plan[_Ou
         outcome: _Outcome | None = yield _Wait(handle, lease_seconds / 3)
         if outcome is not None:
             return outcome
-        beat = yield _Attempt(calls.heartbeat_execution(ctx.execution_id, ctx.claim_token))
+        beat = yield _Attempt(calls.heartbeat_execution(
+            ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
         if isinstance(beat, Execution) and not beat.cancel_requested:
             continue
         if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
@@ -356,7 +357,8 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> plans.Plan[_Ou
             return outcome  # it finished before it could be stopped: record that
         if isinstance(beat, Execution):
             yield from _cancel(ctx, beat.cancel_reason)
-        row = yield _Attempt(calls.get_execution(ctx.execution_id))
+        row = yield _Attempt(calls.get_execution(
+            channel_id=ctx.channel_id, key_name=ctx.key_name))
         if isinstance(row, Execution) and row.status == "failed":
             raise _stored_failure(row) from beat
         raise beat
@@ -382,7 +384,7 @@ def _run_owned(
         outcome = yield from _supervise(tool, ctx, execution.lease_seconds)
     if isinstance(outcome, _Returned):
         done: Execution = yield calls.complete_execution(
-            ctx.execution_id, ctx.claim_token, outcome.value
+            ctx.execution_id, ctx.claim_token, outcome.value, channel_id=ctx.channel_id
         )
         return done.result
     error = outcome.error
@@ -390,7 +392,7 @@ def _run_owned(
         # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
         yield calls.fail_execution(
             ctx.execution_id, _describe(error), ctx.claim_token,
-            retryable=not isinstance(error, PermanentError),
+            retryable=not isinstance(error, PermanentError), channel_id=ctx.channel_id,
         )
     raise error
 
