@@ -1,72 +1,64 @@
 -- Distribute an Actae database on Citus by channel_id (docs/SCALING.md).
 --
--- Not loaded by `actae migrate` (it loads only sql/*.sql). Run it once, by hand, on the
--- Citus coordinator, after `actae migrate` and before any data is written:
+-- Not loaded by `actae migrate` (it loads only sql/*.sql). Run it on the Citus coordinator
+-- after `actae migrate` and sql/citus/owner_login.psql, before any data is written:
 --     psql "$ACTAE_DSN" -v ON_ERROR_STOP=1 -f sql/citus/distribute.sql
--- Requires Citus 11.0 or later (create_distributed_function with colocate_with).
--- It was not run in Actae's CI: Citus is not packaged for the Debian release CI uses.
+-- and again after every `actae migrate` that adds a table (it skips what is already
+-- distributed). Checked on Citus 13.2 with PostgreSQL 15 by `make test-citus`
+-- (tests/citus/cluster.py: a coordinator and two workers), which also checks that every
+-- table of schema actae is listed here.
 --
--- Every table is hash-distributed on channel_id and co-located with actae.channels, so all
--- rows of one channel live on one shard and a call on one channel is a router query.
--- Every primary key and unique constraint leads with channel_id, which Citus requires
--- (tests/sql/operations/keys_lead_with_channel_id.sql keeps it that way).
+-- Every ledger table is hash-distributed on channel_id and co-located with actae.channels,
+-- so all rows of one channel live on one shard and a statement on one channel is a router
+-- query. Every primary key and unique constraint leads with channel_id, which Citus
+-- requires (tests/sql/operations/keys_lead_with_channel_id.sql keeps it that way).
 
-select create_distributed_table('actae.channels', 'channel_id');
-select create_distributed_table(
-    'actae.events', 'channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_table(
-    'actae.snapshots', 'channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_table(
-    'actae.operations', 'channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_table(
-    'actae.executions', 'channel_id', colocate_with => 'actae.channels'
+select create_distributed_table(t.name, 'channel_id', colocate_with => t.colocate_with)
+from (
+    values
+    ('actae.channels', 'default'),
+    ('actae.events', 'actae.channels'),
+    ('actae.snapshots', 'actae.channels'),
+    ('actae.operations', 'actae.channels'),
+    ('actae.executions', 'actae.channels')
+) as t (name, colocate_with)
+where not exists (
+    select 1 from pg_dist_partition as p
+    where p.logicalrelid = t.name::regclass
 );
 
 -- The migrate runner's bookkeeping: small, read by ledger_status, copied to every node.
-select create_reference_table('actae.schema_migrations');
-
--- Delegated functions run entirely on the worker that holds the channel's shard: one
--- network round trip for the whole call. Only functions that never read another channel
--- are delegated; the distribution argument is their channel_id.
-select create_distributed_function(
-    'actae.get_channel(text)', 'p_channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_function(
-    'actae.close_channel(text)', 'p_channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_function(
-    'actae.set_key_ttl(text, interval)', 'p_channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_function(
-    'actae.create_channel(text, jsonb)', 'p_channel_id', colocate_with => 'actae.channels'
+select create_reference_table(t.name)
+from (values ('actae.schema_migrations')) as t (name)
+where not exists (
+    select 1 from pg_dist_partition as p
+    where p.logicalrelid = t.name::regclass
 );
 
--- Deployments that never fork (or whose forks live on the same worker as their
--- ancestors) can delegate the hot path too. On a fork, these functions read the
--- ancestors' rows (lineage), which sit on other shards, and a delegated function may not
--- run a query on another shard; so they are left to the coordinator here, where each
--- statement inside them is still a single-shard router query.
---     select create_distributed_function(
---         'actae.claim_execution(text, text, text, jsonb, text[], integer)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.record_event(text, text, jsonb, text, bigint)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.transition_state(text, text, jsonb, jsonb, bigint, bigint, text)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.list_events(text, bigint, integer)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.get_state(text, bigint, bigint)',
---         'p_channel_id', colocate_with => 'actae.channels');
---
--- heartbeat_execution, complete_execution, fail_execution, cancel_execution and
--- get_execution(uuid) take only an execution_id, which is not the distribution column:
--- they are not delegated and their lookup by execution_id visits every shard (see
--- docs/SCALING.md for the trade-off and the fix). fork_channel writes two channels and
--- purge visits all of them: both run on the coordinator.
+-- Delegated functions: the coordinator sends the whole call to the worker that holds the
+-- channel's shard (one round trip instead of one per statement) when it is not inside a
+-- transaction block. Only functions that read and write nothing but their own channel,
+-- never NULL as channel (Citus 13.2 hashes the distribution argument without a null
+-- check), and send no NOTIFY (watch() listens on the coordinator) are delegated.
+select
+    create_distributed_function(
+        f.signature, 'p_channel_id', colocate_with => 'actae.channels'
+    )
+from (
+    values
+    ('actae.get_channel(text)'),
+    ('actae.create_channel(text, jsonb)'),
+    ('actae.close_channel(text)'),
+    ('actae.set_key_ttl(text, interval)')
+) as f (signature);
+
+-- Not delegated, run on the coordinator (each statement inside is still a router query on
+-- the channel's shard, docs/SCALING.md has the count per call):
+-- * claim_execution, get_execution(channel_id, key_name), list_events, get_state,
+--   record_event, transition_state: in a fork they read the ancestors' rows, which live
+--   on other shards; record_event and transition_state also NOTIFY watchers.
+-- * heartbeat_execution, complete_execution, fail_execution, cancel_execution: channel_id
+--   is their optional last argument (null: found by execution_id), and a null
+--   distribution argument must not reach Citus' delegation.
+-- * fork_channel writes two channels (a two-shard transaction); purge, list_executions
+--   without a channel, list_expired_leases and the audit views read every shard.

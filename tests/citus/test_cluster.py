@@ -1,0 +1,182 @@
+"""Actae on a Citus cluster: what distribute.sql did, and that hot calls stay on one shard.
+
+Run by `make test-citus` (tests/citus/cluster.py) against the coordinator; ACTAE_DSN is the
+coordinator's DSN. Every routing assertion reads the commands the coordinator actually
+sent to the workers (routing.trace).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from routing import Trace, shard_groups, trace
+
+from actae import SyncActaeClient
+
+
+@pytest.fixture(scope="module")
+def conn() -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="module")
+def groups(conn: psycopg.Connection[Any]) -> dict[int, str]:
+    return shard_groups(conn)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[SyncActaeClient]:
+    with SyncActaeClient(os.environ["ACTAE_DSN"]) as actae:
+        yield actae
+
+
+def new_channel() -> str:
+    return f"citus-{uuid.uuid4().hex}"
+
+
+def run(conn: psycopg.Connection[Any], groups: dict[int, str], sql: str,
+        *params: Any) -> tuple[Trace, list[Any]]:
+    return trace(conn, sql, params, groups)
+
+
+def test_every_actae_table_is_distributed_by_channel_or_a_reference_table(
+    conn: psycopg.Connection[Any],
+) -> None:
+    rows = conn.execute(
+        """select c.relname, p.partmethod, a.attname, p.colocationid
+        from pg_class as c
+        left join pg_dist_partition as p on p.logicalrelid = c.oid
+        left join pg_attribute as a on a.attrelid = c.oid and a.attname = 'channel_id'
+            and p.partkey is not null
+            and a.attnum = (regexp_match(p.partkey, ':varattno (\\d+)'))[1]::int
+        where c.relnamespace = 'actae'::regnamespace and c.relkind in ('r', 'p')""").fetchall()
+    assert rows, "schema actae has no tables"
+    hashed = {r[0]: r for r in rows if r[1] == "h"}
+    reference = {r[0] for r in rows if r[1] == "n"}
+    assert {r[0] for r in rows} == set(hashed) | reference, "a table is neither"
+    assert all(r[2] == "channel_id" for r in hashed.values()), "hashed on another column"
+    assert len({r[3] for r in hashed.values()}) == 1, "hashed tables are not co-located"
+    assert "channels" in hashed and "executions" in hashed
+
+
+def test_distribute_sql_can_run_again(conn: psycopg.Connection[Any]) -> None:
+    before = conn.execute("select count(*) from pg_dist_partition").fetchone()
+    path = os.path.join(os.path.dirname(__file__), "../../sql/citus/distribute.sql")
+    with open(path, encoding="utf-8") as file:
+        conn.execute(file.read())  # type: ignore[call-overload]
+    assert conn.execute("select count(*) from pg_dist_partition").fetchone() == before
+
+
+def test_actae_owner_logs_in_only_over_tcp_with_its_password(
+    conn: psycopg.Connection[Any],
+) -> None:
+    info = conn.info
+    with pytest.raises(psycopg.OperationalError, match="actae_owner"):
+        psycopg.connect(host=info.host, port=info.port, dbname=info.dbname,
+                        user="actae_owner", connect_timeout=5).close()
+    with pytest.raises(psycopg.OperationalError, match="password"):
+        psycopg.connect(host="127.0.0.1", port=info.port, dbname=info.dbname,
+                        user="actae_owner", password="wrong", connect_timeout=5).close()
+    assert conn.execute(
+        "select rolcanlogin from pg_roles where rolname = 'actae_owner'").fetchone() == (True,)
+
+
+def test_claim_and_keyed_complete_are_each_one_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    claim, rows = run(conn, groups,
+                      "select * from actae.claim_execution(%s, 'k', 't', '{}')", channel)
+    execution_id, token = rows[0][1], rows[0][6]
+    assert rows[0][0] == "claimed"
+    assert claim.statements >= 2 and len(claim.groups) == 1
+    beat, _ = run(conn, groups,
+                  "select * from actae.heartbeat_execution(%s, %s, null, %s)",
+                  execution_id, token, channel)
+    assert len(beat.groups) == 1
+    done, rows = run(conn, groups,
+                     "select * from actae.complete_execution(%s, %s, '1', %s)",
+                     execution_id, token, channel)
+    assert rows[0][5] == "completed"
+    assert len(done.groups) == 1 and done.groups == claim.groups
+    replay, rows = run(conn, groups,
+                       "select * from actae.claim_execution(%s, 'k', 't', '{}')", channel)
+    assert rows[0][0] == "replayed" and replay.groups == claim.groups
+
+
+def test_unkeyed_complete_looks_the_channel_up_on_every_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    _, rows = run(conn, groups, "select * from actae.claim_execution(%s, 'k', 't', '{}')",
+                  channel)
+    done, rows = run(conn, groups, "select * from actae.complete_execution(%s, %s, '1')",
+                     rows[0][1], rows[0][6])
+    shard_count = len({g for g in groups.values() if g != "reference"})
+    assert rows[0][5] == "completed" and len(done.groups) == shard_count
+
+
+def test_appends_and_reads_of_a_channel_are_one_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    calls = [
+        ("select * from actae.record_event(%s, 'step', '{}', 'op-1')", (channel,)),
+        ("select * from actae.transition_state(%s, 'step', '{}', '{\"n\": 1}', 1)", (channel,)),
+        ("select * from actae.record_event(%s, 'step', '{}', 'op-1')", (channel,)),  # replay
+        ("select * from actae.list_events(%s)", (channel,)),
+        ("select * from actae.get_state(%s)", (channel,)),
+        ("select * from actae.get_execution(%s, 'nothing-yet')", None),
+    ]
+    touched: set[str] = set()
+    for sql, params in calls[:-1]:
+        found, _ = trace(conn, sql, params, groups)
+        assert len(found.groups) == 1, sql
+        touched |= found.groups
+    assert len(touched) == 1
+
+
+def test_a_fork_reads_one_shard_per_lineage_segment(
+    conn: psycopg.Connection[Any], groups: dict[int, str], client: SyncActaeClient
+) -> None:
+    source = new_channel()
+    for step in range(3):
+        client.record_event(source, "step", {"n": step})
+    claim = client.claim_execution(source, "k", "t", {})
+    assert claim.claim_token is not None
+    client.complete_execution(claim.execution.id, claim.claim_token, 7, channel_id=source)
+    fork = client.fork_channel(source, 2).channel_id
+    listed, rows = run(conn, groups, "select * from actae.list_events(%s)", fork)
+    assert [r[0] for r in rows] == [1, 2]
+    replayed, rows = run(conn, groups,
+                         "select * from actae.claim_execution(%s, 'k', 't', '{}')", fork)
+    assert rows[0][0] == "replayed" and rows[0][12] == 7
+    source_group = trace(conn, "select * from actae.get_state(%s)", (source,), groups)[0].groups
+    assert source_group <= listed.groups and len(listed.groups) <= 2
+    assert source_group <= replayed.groups and len(replayed.groups) <= 2
+
+
+def test_delegated_functions_run_on_the_worker(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    created, _ = run(conn, groups, "select * from actae.create_channel(%s)", channel)
+    read, rows = run(conn, groups, "select * from actae.get_channel(%s)", channel)
+    assert rows[0][0] == channel
+    assert created.delegated == 1 and read.delegated == 1 and read.statements == 0
+
+
+def test_watch_sees_an_append_made_through_the_coordinator(client: SyncActaeClient) -> None:
+    channel = new_channel()
+    with psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True) as listener:
+        topic = client.watch_channel(channel, 30, conn=listener)
+        listener.execute(f'listen "{topic}"')
+        client.record_event(channel, "step", {"n": 1})
+        notes = list(listener.notifies(timeout=10, stop_after=1))
+    assert [n.payload for n in notes] == ["1"]
