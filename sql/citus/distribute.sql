@@ -13,7 +13,7 @@
 -- query. Every primary key and unique constraint leads with channel_id, which Citus
 -- requires (tests/sql/operations/keys_lead_with_channel_id.sql keeps it that way).
 
-select create_distributed_table(t.name, 'channel_id', colocate_with => t.colocate_with)
+select create_distributed_table(t.name::regclass, 'channel_id', colocate_with => t.colocate_with)
 from (
     values
     ('actae.channels', 'default'),
@@ -28,37 +28,25 @@ where not exists (
 );
 
 -- The migrate runner's bookkeeping: small, read by ledger_status, copied to every node.
-select create_reference_table(t.name)
+select create_reference_table(t.name::regclass)
 from (values ('actae.schema_migrations')) as t (name)
 where not exists (
     select 1 from pg_dist_partition as p
     where p.logicalrelid = t.name::regclass
 );
 
--- Delegated functions: the coordinator sends the whole call to the worker that holds the
--- channel's shard (one round trip instead of one per statement) when it is not inside a
--- transaction block. Only functions that read and write nothing but their own channel,
--- never NULL as channel (Citus 13.2 hashes the distribution argument without a null
--- check), and send no NOTIFY (watch() listens on the coordinator) are delegated.
-select
-    create_distributed_function(
-        f.signature, 'p_channel_id', colocate_with => 'actae.channels'
-    )
-from (
-    values
-    ('actae.get_channel(text)'),
-    ('actae.create_channel(text, jsonb)'),
-    ('actae.close_channel(text)'),
-    ('actae.set_key_ttl(text, interval)')
-) as f (signature);
-
--- Not delegated, run on the coordinator (each statement inside is still a router query on
--- the channel's shard, docs/SCALING.md has the count per call):
--- * claim_execution, get_execution(channel_id, key_name), list_events, get_state,
---   record_event, transition_state: in a fork they read the ancestors' rows, which live
---   on other shards; record_event and transition_state also NOTIFY watchers.
--- * heartbeat_execution, complete_execution, fail_execution, cancel_execution: channel_id
---   is their optional last argument (null: found by execution_id), and a null
---   distribution argument must not reach Citus' delegation.
--- * fork_channel writes two channels (a two-shard transaction); purge, list_executions
---   without a channel, list_expired_leases and the audit views read every shard.
+-- No function is delegated (create_distributed_function with a distribution argument),
+-- although the functions that touch only their own channel could be: Citus 13.2.2 crashes
+-- the coordinator (server process terminated, crash recovery) when a delegated function is
+-- called with NULL as its distribution argument, and every Actae function takes channel_id
+-- from its caller, where NULL must be an AC400 error, not an outage. docs/SCALING.md has
+-- the measured cost of running them on the coordinator instead.
+--
+-- So every call runs on the coordinator, and each statement inside it is a router query
+-- on the channel's shard (docs/SCALING.md counts them per call), except:
+-- * heartbeat_execution, complete_execution, fail_execution, cancel_execution without
+--   their last argument channel_id: the channel is first looked up on every shard;
+-- * in a fork, the reads of inherited rows: one router query per ancestor (its shard);
+-- * fork_channel writes two channels (a two-shard transaction, two-phase commit);
+-- * purge, list_executions without a channel, list_expired_leases and the audit views
+--   read every shard.

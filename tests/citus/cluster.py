@@ -67,6 +67,7 @@ class Node:
     name: str
     port: int
     base: Path
+    citus: bool = True
 
     @property
     def data(self) -> Path:
@@ -96,12 +97,11 @@ class Node:
 port = {self.port}
 listen_addresses = '{HOST}'
 unix_socket_directories = '{self.base / 'run'}'
-shared_preload_libraries = 'citus'
+shared_preload_libraries = '{"citus" if self.citus else ""}'
 max_connections = 300
 max_prepared_transactions = 300
 timezone = 'UTC'
 log_min_messages = warning
-citus.log_remote_commands = off
 """
         self._write(self.data / "postgresql.conf", settings, append=True)
         self._write(self.data / "pg_hba.conf", HBA, append=False)
@@ -115,7 +115,8 @@ citus.log_remote_commands = off
                      str(self.base / f"{self.name}.log"), "-w", "-t", "60", "start"],
                     stdout=subprocess.DEVNULL)
         self.psql("-c", f"create database {DBNAME}", dbname="postgres")
-        self.psql("-c", "create extension citus")
+        if self.citus:
+            self.psql("-c", "create extension citus")
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
