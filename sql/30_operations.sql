@@ -174,7 +174,9 @@ declare
     v_budget bigint := p_batch_size;
     v_done actae.purge_result := row(0, 0, 0, 0, 0, false)::actae.purge_result;
     v_channel actae.channels;
+    v_candidate actae.channels;
     v_count bigint;
+    v_fork_clock bigint;
 begin
     perform actae._require(p_older_than is null, 'older_than');
     if p_older_than < interval '0' then
@@ -187,13 +189,18 @@ begin
     perform actae._check_range(p_batch_size, 'batch_size', 1, 100000);
     v_cutoff := v_now - p_older_than;
 
-    for v_channel in
+    -- Candidates are read without a lock, then each is locked (skipped when locked) in a
+    -- statement on its own channel, which re-checks it against the latest row version.
+    for v_candidate in
         select c.* from actae.channels as c
         where c.closed_at < v_cutoff
         order by c.closed_at, c.channel_id
-        for update skip locked
     loop
         exit when v_budget <= 0;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = v_candidate.channel_id and c.closed_at < v_cutoff
+        for update skip locked;
+        continue when not found;
         -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
         -- fork or a write that committed before we locked the channel is seen.
         continue when actae._purge_blocked(v_channel, v_cutoff);
@@ -221,7 +228,7 @@ begin
 
     -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from
     -- being created while we decide what its forks inherit (forks lock it FOR NO KEY UPDATE).
-    for v_channel in
+    for v_candidate in
         select c.* from actae.channels as c
         where c.key_ttl is not null
             and exists (
@@ -231,23 +238,25 @@ begin
                     and e.finished_at < v_now - c.key_ttl
             )
         order by c.channel_id
-        for share skip locked
     loop
         exit when v_budget <= 0;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = v_candidate.channel_id and c.key_ttl is not null
+        for share skip locked;
+        continue when not found;
+        -- The latest clock of this channel that a live fork inherits up to (completions
+        -- at or before it are inherited), read under the lock.
+        select max(s.clock) into v_fork_clock
+        from actae.channels as f
+        cross join lateral unnest(f.lineage_ids, f.lineage_clocks) as s (channel_id, clock)
+        where f.parent_channel_id is not null and s.channel_id = v_channel.channel_id;
         with doomed as (
             select e.key_name from actae.executions as e
             where e.channel_id = v_channel.channel_id
                 and e.status in ('completed', 'failed')
                 and e.finished_at < v_now - v_channel.key_ttl
-                and not (e.status = 'completed' and exists (
-                    select 1
-                    from actae.channels as f
-                    cross join lateral unnest(f.lineage_ids, f.lineage_clocks)
-                        as s (channel_id, clock)
-                    where f.parent_channel_id is not null
-                        and s.channel_id = e.channel_id
-                        and e.completed_clock <= s.clock
-                ))
+                and not (e.status = 'completed'
+                    and coalesce(e.completed_clock <= v_fork_clock, false))
             order by e.finished_at
             limit v_budget
             for update skip locked
