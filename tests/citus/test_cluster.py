@@ -187,3 +187,49 @@ def test_watch_sees_an_append_made_through_the_coordinator(client: SyncActaeClie
         client.record_event(channel, "step", {"n": 1})
         notes = list(listener.notifies(timeout=10, stop_after=1))
     assert [n.payload for n in notes] == ["1"]
+
+
+def age(conn: psycopg.Connection[Any], channel: str, days: int) -> None:
+    """Move a channel's timestamps `days` into the past (literal times: Citus refuses
+    stable functions with column references in an UPDATE of a distributed table)."""
+    past = conn.execute("select now() - make_interval(days => %s)", (days,)).fetchone()
+    assert past is not None
+    conn.execute("update actae.channels set closed_at = %s where channel_id = %s"
+                 " and closed_at is not null", (past[0], channel))
+    conn.execute("update actae.events set recorded_at = %s where channel_id = %s",
+                 (past[0], channel))
+    conn.execute("update actae.executions set created_at = %s, claimed_at = %s,"
+                 " finished_at = %s where channel_id = %s", (past[0],) * 3 + (channel,))
+
+
+def test_purge_deletes_quiet_closed_channels_and_expired_keys_but_not_inherited_ones(
+    conn: psycopg.Connection[Any], client: SyncActaeClient
+) -> None:
+    gone, parent, keyed = new_channel(), new_channel(), new_channel()
+    for channel in (gone, parent):
+        client.record_event(channel, "step", {})
+        claim = client.claim_execution(channel, "k", "t", {})
+        assert claim.claim_token is not None
+        client.complete_execution(claim.execution.id, claim.claim_token, 1, channel_id=channel)
+        client.close_channel(channel)
+    fork = client.fork_channel(parent, 1).channel_id
+    client.set_key_ttl(keyed, "1 hour")
+    for key in ("old", "inherited"):
+        claim = client.claim_execution(keyed, key, "t", {})
+        assert claim.claim_token is not None
+        client.complete_execution(claim.execution.id, claim.claim_token, 1, channel_id=keyed)
+    keyed_fork = client.fork_channel(keyed, 0).channel_id  # inherits both completions
+    claim = client.claim_execution(keyed, "late", "t", {})
+    assert claim.claim_token is not None
+    client.complete_execution(claim.execution.id, claim.claim_token, 1, channel_id=keyed)
+    for channel in (gone, parent, keyed):
+        age(conn, channel, 2)
+    while client.purge("1 day", 1000).more:
+        pass
+    left = {r[0] for r in conn.execute(
+        "select channel_id from actae.channels where channel_id = any(%s)",
+        ([gone, parent, fork, keyed, keyed_fork],))}
+    assert left == {parent, fork, keyed, keyed_fork}, "only the quiet closed channel goes"
+    keys = {r[0] for r in conn.execute(
+        "select key_name from actae.executions where channel_id = %s", (keyed,))}
+    assert keys == {"old", "inherited"}, "the key no fork inherits expired"
