@@ -1,6 +1,8 @@
 # Actae: build, lint and test entry points. CI runs `make test` (see .ci/run).
-# Targets that need a database run through .ci/with-db.sh: with ACTAE_DSN set they use that
-# database, otherwise a throwaway local server (.ci/pg.sh) that is stopped afterwards.
+# Targets that need a database run through `python -m actae.pg run -- CMD` (python/actae/pg.py):
+# with ACTAE_DSN set they use that database, otherwise the local server in .actae/
+# (ACTAE_PG_PORT, default 54329), started for the command and stopped afterwards. Either way
+# pgtap/plpgsql_check are created when available and the migrations applied first.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
@@ -10,30 +12,41 @@ PG_BIN := /usr/lib/postgresql/15/bin
 PG_EXT := /usr/share/postgresql/15/extension
 ISOLATION_REGRESS := /usr/lib/postgresql/15/lib/pgxs/src/test/isolation/pg_isolation_regress
 export PATH := $(PG_BIN):$(PATH)
+# Server binaries for actae.pg: Debian's PostgreSQL 15 unless set (a bin folder, or `embedded`).
+export ACTAE_PG_BIN ?= $(PG_BIN)
 
 PY := .venv/bin/python
-WITH_DB := .ci/with-db.sh
+WITH_DB := $(PY) -m actae.pg run --
+# The second pytest pass: no ACTAE_DSN, so the suite's plugin (actae.testing) starts a throwaway
+# embedded PostgreSQL 18. Tests marked `once` (wheel install, schema snapshot) run in the first
+# pass only.
+PG18 := env -u ACTAE_DSN -u ACTAE_WITH_DB -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE \
+	ACTAE_PG_BIN=embedded
 
 # file-that-proves-it-is-installed=Debian package
 DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	$(ISOLATION_REGRESS)=postgresql-client-15 \
 	$(PG_EXT)/pgtap.control=postgresql-15-pgtap \
 	$(PG_EXT)/plpgsql_check.control=postgresql-15-plpgsql-check \
-	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl
+	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl \
+	/usr/bin/chromium=chromium
 
-.PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest test test-inner \
-	demo report fidelity bench soak clean distclean
+.PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest pytest-pg18 test \
+	test-inner schema demo demo-worker report fidelity bench soak clean distclean
 
 help:
-	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest"
+	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest (PG 15),"
+	@echo "                    pytest-pg18 (the suite again on the embedded PostgreSQL 18)"
 	@echo "make demo           the crash-recovery story, then the fork saving"
+	@echo "make demo-worker    a run survives a killed worker; approval from the CLI"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
 	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
 	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph (~20 min)"
 	@echo "make test-citus     the suites on a 3-node Citus cluster (builds Citus when missing)"
-	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running)"
-	@echo "make lint | pgtap | plpgsql-check | isolation | pytest    one step on its own"
+	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running; prints its DSN)"
+	@echo "make schema         regenerate tests/sql/schema.sql (pg_dump of schema actae after all migrations)"
+	@echo "make lint | pgtap | plpgsql-check | isolation | pytest | pytest-pg18    one step on its own"
 	@echo "make deps | venv    Debian packages | .venv with actae[dev]"
 	@echo "make clean          stop the local server and delete .actae/ (distclean: .venv too)"
 
@@ -63,21 +76,24 @@ migrate: venv
 ifdef ACTAE_DSN
 	$(PY) -m actae migrate
 else
-	ACTAE_KEEP_DB=1 $(WITH_DB) true
+	$(PY) -m actae.pg start
 endif
 
+# pyright --strict on the paths listed under [tool.pyright] strict in pyproject.toml.
 lint: venv
 	.venv/bin/ruff check $(wildcard python tests)
 	@dirs="$(wildcard sql migrations)"; \
 	if [[ -n $$dirs ]]; then .venv/bin/sqlfluff lint $$dirs; fi
+	.venv/bin/pyright
 
 plpgsql-check: venv
 	$(WITH_DB) tests/plpgsql_check.sh
 
+# Tests are tests/sql/<function>/<behaviour>.sql (tests/sql/schema.sql is the schema snapshot).
 pgtap: venv
-	@if [[ -z $$(find tests/sql -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
+	@if [[ -z $$(find tests/sql -mindepth 2 -name '*.sql' 2>/dev/null | head -n 1) ]]; then \
 		echo "pgtap: no tests in tests/sql"; exit 0; fi; \
-	$(WITH_DB) pg_prove --failures --ext .sql -r tests/sql
+	$(WITH_DB) pg_prove --failures $$(find tests/sql -mindepth 2 -name '*.sql' | sort)
 
 # Specs are tests/isolation/specs/NAME.spec, expected output tests/isolation/expected/NAME.out.
 isolation: venv
@@ -92,27 +108,39 @@ isolation: venv
 pytest: venv
 	$(WITH_DB) .venv/bin/pytest -q
 
+pytest-pg18: venv
+	$(PG18) .venv/bin/pytest -q -m 'not once'
+
+# tests/sql/schema.sql from a throwaway server; its test fails when migrations drift from it.
+schema: venv
+	$(PY) tests/python/integration/test_schema_snapshot.py --write
+
 # One server start and one migration for every step; -k runs the rest after a failure.
 # pgTAP files run one at a time: some alter ledger tables inside their transaction.
 # The local database is recreated first (as CI's is new), so an edited migration just works.
 test: deps venv
 	ACTAE_FRESH_DB=1 $(WITH_DB) $(MAKE) --no-print-directory -k test-inner
 
-test-inner: lint plpgsql-check pgtap isolation pytest
+test-inner: lint plpgsql-check pgtap isolation pytest pytest-pg18
 
 # The story in under a minute: a worker killed mid-charge, then a fork that skips the prefix.
 demo: deps venv
-	ACTAE_FRESH_DB=1 $(WITH_DB) bash -c \
-		'$(PY) python/examples/crash_demo.py && echo && $(PY) python/examples/fork_demo.py'
+	ACTAE_FRESH_DB=1 $(WITH_DB) $(PY) -m actae demo
+
+# A run that finishes itself: start a worker, SIGKILL it while the run waits for approval,
+# approve from the CLI, start another worker, watch the run finish with one refund.
+demo-worker: deps venv
+	$(WITH_DB) $(PY) python/examples/refund_desk_worker.py demo
 
 # Fork token report: baseline run, fork at step 5, tokens saved (computed from the run).
 report: deps venv
-	$(WITH_DB) $(PY) python/examples/fork_report.py
+	$(WITH_DB) $(PY) -m actae demo report
 
 # Long crash/race/stall/restart/bad-input run (~6 min on 2 cores); writes docs/RELIABILITY.md.
 # SOAK_ARGS: --scale N (default 6), --examples N (hypothesis examples per function, 300).
 soak: deps venv
 	$(WITH_DB) $(PY) -m tests.python.reliability.soak $(SOAK_ARGS)
+	$(WITH_DB) $(PY) -m tests.python.reliability.runs_soak $(RUNS_SOAK_ARGS)
 
 # Not part of `make test` (~20 min on 2 cores): regenerates docs/BENCHMARKS.md and
 # docs/bench/. Peers (DBOS, LangGraph) and matplotlib live in their own venv, never in
@@ -128,12 +156,10 @@ $(BENCH_ENV)/.stamp: pyproject.toml tests/bench/requirements.txt
 
 # Regenerates docs/FIDELITY.md (the same suite runs, shorter, inside make test).
 fidelity: deps venv
-	$(WITH_DB) $(PY) python/examples/fidelity.py
+	$(WITH_DB) $(PY) -m tests.tools.fidelity
 
 clean:
-	.ci/pg.sh stop
-	@base=$$(cat .actae/base 2>/dev/null || true); \
-	if [[ $$base == /tmp/actae-pg-* ]]; then rm -rf "$$base"; fi
+	if [[ -x $(PY) ]]; then $(PY) -m actae.pg clean; fi
 	rm -rf .actae
 
 distclean: clean

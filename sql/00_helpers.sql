@@ -3,6 +3,76 @@
 -- pinned to pg_catalog, pg_temp, and inherit that setting; they carry no SET clause of their
 -- own because one would save and restore the setting on every call of the hot path.
 
+-- actae._now() (the database clock every function reads) and actae._tool_policies_valid
+-- are created by migration 0006: a column default and a CHECK constraint depend on them.
+
+-- actae._set_test_clock — for tests only: make actae._now() run p_offset ahead of the real
+-- clock (behind when negative; null or zero puts it back). Lease tests move time with it
+-- instead of sleeping.
+-- Guarantees: only the owner of actae._now() (actae_owner) or a superuser can move the
+-- clock: this redefines that function and runs with the caller's rights (no grant to any
+-- role), so an agent cannot move time. Every session sees the new clock once the caller's
+-- transaction commits; a rollback undoes it.
+create or replace function actae._set_test_clock(
+    p_offset interval
+) returns void
+language plpgsql
+volatile
+as $$
+begin
+    execute format(
+        'create or replace function actae._now() returns timestamptz language sql volatile'
+        ' as %L',
+        case
+            when coalesce(p_offset, interval '0') = interval '0'
+                then 'select pg_catalog.clock_timestamp();'
+            else format('select pg_catalog.clock_timestamp() + %L::interval;', p_offset)
+        end
+    );
+end;
+$$;
+
+-- actae._limit — the limit of an argument (SPEC section 3a), looked up by the argument's
+-- name: the most bytes of a text or JSON argument, or the largest value of a number. The
+-- one place Actae's limits are written down; null for an argument without a limit. An
+-- immutable SQL function, so a call with a constant name is folded into a constant when
+-- the caller is planned (the hot path pays nothing for it).
+create or replace function actae._limit(
+    p_argument text
+) returns bigint
+language sql
+immutable
+as $$
+    select case
+        when p_argument in (
+            'channel_id', 'source_channel_id', 'new_channel_id', 'tool_name', 'event_type',
+            'operation_id'
+        ) then 256
+        when p_argument = 'key_name' then 1024
+        when p_argument = 'reason' then 4096
+        when p_argument in ('error', 'metadata') then 65536
+        when p_argument in ('params', 'payload', 'result') then 1048576
+        when p_argument = 'state' then 8388608
+        when p_argument in ('lease_seconds', 'seconds') then 86400
+        when p_argument in ('max_rows', 'max_events', 'batch_size') then 100000
+        -- cursors and versions: one below bigint's largest, so cursor + 1 never overflows
+        when p_argument in (
+            'expected_cursor', 'after_cursor', 'at_cursor', 'version', 'expected_version'
+        ) then 9223372036854775806
+    end;
+$$;
+
+-- actae._in_flight — true for the statuses of an execution somebody may still be working
+-- on ('claimed', 'in_progress'): the one definition of "in flight". Inlined where called.
+create or replace function actae._in_flight(
+    p_status text
+) returns boolean
+language sql
+immutable
+as $$
+    select p_status in ('claimed', 'in_progress');
+$$;
+
 -- actae._raise — raise an Actae error.
 -- Guarantees: SQLSTATE is the given AC code, the message is one sentence, DETAIL is JSON.
 create or replace function actae._raise(
@@ -224,4 +294,40 @@ begin
         );
     end if;
 end;
+$$;
+
+-- actae._check_text(value, argument) — AC400 unless p_value is 1.._limit(argument) bytes.
+-- Inlined into the caller, where the limit becomes a constant.
+create or replace function actae._check_text(
+    p_value text,
+    p_argument text
+) returns void
+language sql
+immutable
+as $$
+    select actae._check_text(p_value, p_argument, actae._limit(p_argument)::integer);
+$$;
+
+-- actae._check_json(value, argument) — AC400 when p_value is larger than _limit(argument).
+create or replace function actae._check_json(
+    p_value jsonb,
+    p_argument text
+) returns void
+language sql
+immutable
+as $$
+    select actae._check_json(p_value, p_argument, actae._limit(p_argument)::integer);
+$$;
+
+-- actae._check_range(value, argument, min) — AC400 unless p_value is null or within
+-- p_min.._limit(argument).
+create or replace function actae._check_range(
+    p_value bigint,
+    p_argument text,
+    p_min bigint
+) returns void
+language sql
+immutable
+as $$
+    select actae._check_range(p_value, p_argument, p_min, actae._limit(p_argument));
 $$;

@@ -6,9 +6,12 @@
 --     fingerprint: use the stored result), reclaimed (lease lapsed or last attempt failed
 --     retryably: caller owns it with a new token and fence + 1; ambiguous = true when the
 --     previous attempt ended with no recorded outcome), in_progress (another owner holds a
---     live lease) or failed (failed non-retryably). An execution cancelled by
---     actae.cancel_execution whose lease has lapsed is not reclaimed: it becomes failed, not
---     retryable, error 'cancelled: <reason>', and the claim returns failed.
+--     live lease) or failed (failed non-retryably, or cancelled). An execution cancelled
+--     by actae.cancel_execution whose lease has lapsed is not reclaimed: it becomes status
+--     cancelled (not retryable, error 'cancelled: <reason>') and the claim returns failed.
+--   * Cancelled is reported as outcome failed, not an outcome of its own: the caller does
+--     what SPEC section 2 says for failed (surface the stored error, do not call the
+--     tool); the row's status, cancelled, tells a cancellation from a failure.
 --   * Exactly one caller gets claimed/reclaimed per ownership epoch under READ COMMITTED:
 --     INSERT ... ON CONFLICT DO NOTHING lets exactly one concurrent inserter create the row
 --     (the others wait for its commit, then insert nothing); the losers then read the
@@ -19,8 +22,8 @@
 --   * In a fork, a key completed in the inherited prefix replays the ancestor's row (no new
 --     row anywhere) unless the fork's tool policy for tool_name is live; a blocked tool
 --     raises AC403 when the claim would run it.
---   * The lease is measured on the database clock (clock_timestamp()); a null
---     lease_seconds means the default, 60.
+--   * The lease is measured on the database clock (actae._now()); a null lease_seconds
+--     means the default, 60. Limits are actae._limit's.
 -- Raises: AC400 bad argument, AC409 same key with a different fingerprint, tool_name or
 -- dedup_fields, AC403 tool blocked by the fork policy.
 create or replace function actae.claim_execution(
@@ -48,16 +51,17 @@ declare
 begin
     -- The argument checks run inline (one expression instead of five calls per claim); only
     -- when one fails do the helpers run, in the same order, to raise the documented error.
-    if (octet_length(p_channel_id) between 1 and 256
-        and octet_length(p_key_name) between 1 and 1024
-        and octet_length(p_tool_name) between 1 and 256
-        and v_lease_seconds between 1 and 86400
-        and pg_column_size(p_params) <= 1048576) is not true then
-        perform actae._check_text(p_channel_id, 'channel_id', 256);
-        perform actae._check_text(p_key_name, 'key_name', 1024);
-        perform actae._check_text(p_tool_name, 'tool_name', 256);
-        perform actae._check_range(v_lease_seconds, 'lease_seconds', 1, 86400);
-        perform actae._check_json(p_params, 'params', 1048576);
+    -- The limits are constants by the time this runs (actae._limit is folded at planning).
+    if (octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+        and octet_length(p_key_name) between 1 and actae._limit('key_name')
+        and octet_length(p_tool_name) between 1 and actae._limit('tool_name')
+        and v_lease_seconds between 1 and actae._limit('lease_seconds')
+        and pg_column_size(p_params) <= actae._limit('params')) is not true then
+        perform actae._check_text(p_channel_id, 'channel_id');
+        perform actae._check_text(p_key_name, 'key_name');
+        perform actae._check_text(p_tool_name, 'tool_name');
+        perform actae._check_range(v_lease_seconds, 'lease_seconds', 1);
+        perform actae._check_json(p_params, 'params');
     end if;
     if p_dedup_fields is not null then
         v_fields := array(select distinct f.name from unnest(p_dedup_fields) as f (name)
@@ -103,7 +107,7 @@ begin
     end if;
 
     if v_row.execution_id is null then
-        v_now := clock_timestamp();
+        v_now := actae._now();
         insert into actae.executions as e (
             channel_id, key_name, execution_id, tool_name, params, dedup_fields, fingerprint,
             status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
@@ -139,18 +143,18 @@ begin
     end if;
 
     perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
-    v_now := clock_timestamp();
+    v_now := actae._now();
     if v_row.status = 'completed' then
         return actae._execution_row(v_row, 'replayed', false);
-    elsif v_row.status = 'failed' and not v_row.retryable then
+    elsif v_row.status = 'cancelled' or (v_row.status = 'failed' and not v_row.retryable) then
         return actae._execution_row(v_row, 'failed', false);
-    elsif v_row.status <> 'failed' and v_row.lease_expires_at > v_now then
+    elsif actae._in_flight(v_row.status) and v_row.lease_expires_at > v_now then
         return actae._execution_row(v_row, 'in_progress', false);
     elsif v_row.cancel_requested_at is not null then
-        -- Cancelled (actae.cancel_execution) and its owner is gone: fail it for good
+        -- Cancelled (actae.cancel_execution) and its owner is gone: end it as cancelled
         -- instead of reclaiming it.
         update actae.executions as e set
-            status = 'failed',
+            status = 'cancelled',
             retryable = false,
             error = 'cancelled: ' || e.cancel_reason,
             finished_at = v_now
@@ -168,7 +172,7 @@ begin
         params = p_params,
         lease_seconds = v_lease_seconds,
         lease_expires_at = v_now + make_interval(secs => v_lease_seconds),
-        ambiguous = e.status <> 'failed',
+        ambiguous = actae._in_flight(e.status),
         result = null,
         error = null,
         retryable = null,
@@ -240,7 +244,7 @@ $$;
 -- extended again; the first heartbeat moves claimed to in_progress; the new expiry is
 -- now + lease_seconds (the claim's lease when null).
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
--- AC409 execution already completed or failed.
+-- AC409 execution already finished (completed, failed or cancelled).
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
 -- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
 -- looked up by execution_id (on Citus, on every shard).
@@ -262,11 +266,11 @@ declare
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
-    perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
+    perform actae._check_range(p_lease_seconds, 'lease_seconds', 1);
     v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     -- One clock reading: the lease runs exactly lease_seconds from the recorded heartbeat
     -- (read before the row lock, so a wait can only shorten the lease, never stretch it).
-    v_now := clock_timestamp();
+    v_now := actae._now();
     update actae.executions as e set
         status = 'in_progress',
         lease_expires_at = v_now
@@ -274,7 +278,7 @@ begin
         heartbeat_at = v_now
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
+        and actae._in_flight(e.status)
     returning e.* into v_row;
     if not found then
         perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat', v_channel_id);
@@ -308,16 +312,16 @@ as $$
 declare
     v_row actae.executions;
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
     v_channel_id text;
     v_clock bigint;
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
-        or pg_column_size(v_result) > 1048576 then
+        or pg_column_size(v_result) > actae._limit('result') then
         perform actae._require(p_execution_id is null, 'execution_id');
         perform actae._require(p_claim_token is null, 'claim_token');
-        perform actae._check_json(v_result, 'result', 1048576);
+        perform actae._check_json(v_result, 'result');
     end if;
     v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     -- The channel clock, held under FOR SHARE until commit: appends and forks wait for this
@@ -332,7 +336,7 @@ begin
         completed_clock = v_clock
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
+        and actae._in_flight(e.status)
     returning e.* into v_row;
     if found then
         return actae._execution_row(v_row, null, true);
@@ -351,8 +355,9 @@ $$;
 -- actae.fail_execution — record that the caller's attempt failed.
 -- Guarantees: only the current claim_token may fail the execution; retryable = true lets
 -- the next claim reclaim it (not ambiguous: the outcome is recorded), retryable = false
--- makes every later claim return failed; repeating the call with the same token, error and
--- retryable is a no-op success.
+-- makes every later claim return failed; on an execution whose cancellation was requested
+-- (actae.cancel_execution) the status is cancelled, not retryable, whatever retryable
+-- says; repeating the call with the same token, error and retryable is a no-op success.
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 already completed, or already failed differently.
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
@@ -372,22 +377,22 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
     v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._require(p_retryable is null, 'retryable');
-    perform actae._check_text(p_error, 'error', 65536);
+    perform actae._check_text(p_error, 'error');
     v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     update actae.executions as e set
-        status = 'failed',
+        status = case when e.cancel_requested_at is null then 'failed' else 'cancelled' end,
         error = p_error,
-        retryable = p_retryable,
+        retryable = p_retryable and e.cancel_requested_at is null,
         finished_at = v_now
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
+        and actae._in_flight(e.status)
     returning e.* into v_row;
     if found then
         return actae._execution_row(v_row, null, true);
@@ -395,8 +400,8 @@ begin
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token;
-    if found and v_row.status = 'failed' and v_row.error = p_error
-        and v_row.retryable = p_retryable then
+    if found and v_row.status in ('failed', 'cancelled') and v_row.error = p_error
+        and v_row.retryable = (p_retryable and v_row.cancel_requested_at is null) then
         return actae._execution_row(v_row, null, true);
     end if;
     perform actae._fenced_error(p_execution_id, p_claim_token, 'fail', v_channel_id);

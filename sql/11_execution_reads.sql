@@ -42,8 +42,8 @@ declare
     v_row actae.executions;
     v_channel actae.channels;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_key_name, 'key_name', 1024);
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._check_text(p_key_name, 'key_name');
     select e.* into v_row
     from actae.executions as e
     where e.channel_id = p_channel_id and e.key_name = p_key_name;
@@ -84,26 +84,26 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
 begin
     if p_channel_id is not null then
-        perform actae._check_text(p_channel_id, 'channel_id', 256);
+        perform actae._check_text(p_channel_id, 'channel_id');
     end if;
-    if p_status not in ('claimed', 'in_progress', 'completed', 'failed') then
+    if p_status not in ('claimed', 'in_progress', 'completed', 'failed', 'cancelled') then
         perform actae._raise(
-            'AC400', 'status must be claimed, in_progress, completed or failed',
+            'AC400', 'status must be claimed, in_progress, completed, failed or cancelled',
             jsonb_build_object('argument', 'status', 'status', p_status)
         );
     end if;
     perform actae._require(p_max_rows is null, 'max_rows');
-    perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
+    perform actae._check_range(p_max_rows, 'max_rows', 1);
     for v_row in
         select e.*
         from actae.executions as e
         where (p_channel_id is null or e.channel_id = p_channel_id)
             and (p_status is null or e.status = p_status)
             and (not coalesce(p_lease_expired, false) or (
-                e.status in ('claimed', 'in_progress') and e.lease_expires_at <= v_now
+                actae._in_flight(e.status) and e.lease_expires_at <= v_now
             ))
         order by e.created_at, e.execution_id
         limit p_max_rows
@@ -125,13 +125,13 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
-    perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
+    perform actae._check_range(p_max_rows, 'max_rows', 1);
     for v_row in
         select e.* from actae.executions as e
-        where e.status in ('claimed', 'in_progress') and e.lease_expires_at <= v_now
+        where actae._in_flight(e.status) and e.lease_expires_at <= v_now
         order by e.lease_expires_at
         limit p_max_rows
     loop

@@ -29,7 +29,7 @@ declare
     v_channel_id text;
 begin
     if p_channel_id is not null then
-        perform actae._check_text(p_channel_id, 'channel_id', 256);
+        perform actae._check_text(p_channel_id, 'channel_id');
         return p_channel_id;
     end if;
     select e.channel_id into v_channel_id from actae.executions as e

@@ -43,11 +43,11 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._require(p_seconds is null, 'seconds');
-    perform actae._check_range(p_seconds, 'seconds', 1, 86400);
+    perform actae._check_range(p_seconds, 'seconds', 1);
     perform actae._lock_channel(p_channel_id, true);
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
@@ -101,7 +101,7 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_channel_id, 'channel_id');
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
     if not found then
         perform actae._raise(
@@ -191,14 +191,14 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
+    perform actae._check_text(p_channel_id, 'channel_id');
     if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
         perform actae._raise(
             'AC400', 'metadata must be a JSON object',
             jsonb_build_object('argument', 'metadata', 'type', jsonb_typeof(p_metadata))
         );
     end if;
-    perform actae._check_json(p_metadata, 'metadata', 65536);
+    perform actae._check_json(p_metadata, 'metadata');
     insert into actae.channels (channel_id, metadata)
     values (p_channel_id, coalesce(p_metadata, '{}'::jsonb))
     on conflict (channel_id) do nothing;

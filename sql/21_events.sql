@@ -45,7 +45,8 @@ $$;
 
 -- actae._append — append one event (and, with p_with_state, the next state snapshot) to a
 -- channel locked by the caller, record the operation_id, and NOTIFY the channel's topic
--- while the channel is watched (actae.watch_channel).
+-- while the channel is watched (actae.watch_channel); an event a waiting run of the
+-- channel waits for wakes it (actae._wake_run, one column compared when none waits).
 -- Guarantees: cursor = head + 1 (gapless: the caller holds the channel row lock), version =
 -- state_version + 1, chain_sha256 = sha256(previous chain || ':' || cursor || ':' ||
 -- event_type || ':' || payload::text), all in the caller's transaction.
@@ -65,7 +66,7 @@ as $$
 declare
     v_cursor bigint := p_channel.head_cursor + 1;
     v_version bigint := p_channel.state_version + (case when p_with_state then 1 else 0 end);
-    v_now timestamptz := clock_timestamp();
+    v_now timestamptz := actae._now();
     v_chain text := encode(sha256(convert_to(
         p_channel.head_chain || ':' || v_cursor || ':' || p_event_type || ':' || p_payload::text,
         'UTF8'
@@ -97,6 +98,10 @@ begin
     end if;
     if p_channel.watched_until > v_now then
         perform pg_notify(actae._topic(p_channel.channel_id), v_cursor::text);
+    end if;
+    if p_channel.wake_event_type = p_event_type then
+        -- A parked run of this channel waits for this event type (sql/40_runs.sql).
+        perform actae._wake_run(p_channel.channel_id, p_event_type, v_now);
     end if;
     return row(v_cursor, v_version, null, v_now)::actae.transition_result;
 end;
@@ -159,13 +164,13 @@ declare
     v_op actae.operations;
     v_done actae.transition_result;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_event_type, 'event_type', 256);
-    perform actae._check_json(v_payload, 'payload', 1048576);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._check_text(p_event_type, 'event_type');
+    perform actae._check_json(v_payload, 'payload');
+    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        perform actae._check_text(p_operation_id, 'operation_id');
         v_content := encode(sha256(convert_to(
             jsonb_build_array(p_event_type, v_payload)::text, 'UTF8')), 'hex');
         v_op := actae._find_operation(v_channel, p_operation_id, 'record_event', v_content);
@@ -209,16 +214,16 @@ declare
     v_op actae.operations;
     v_done actae.transition_result;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._check_text(p_event_type, 'event_type', 256);
-    perform actae._check_json(v_payload, 'payload', 1048576);
-    perform actae._check_json(v_state, 'state', 8388608);
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._check_text(p_event_type, 'event_type');
+    perform actae._check_json(v_payload, 'payload');
+    perform actae._check_json(v_state, 'state');
     perform actae._require(p_expected_version is null, 'expected_version');
-    perform actae._check_range(p_expected_version, 'expected_version', 0, 9223372036854775806);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_expected_version, 'expected_version', 0);
+    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        perform actae._check_text(p_operation_id, 'operation_id');
         v_content := encode(sha256(convert_to(
             jsonb_build_array(p_event_type, v_payload, v_state)::text, 'UTF8')), 'hex');
         v_op := actae._find_operation(v_channel, p_operation_id, 'transition_state', v_content);
@@ -261,9 +266,9 @@ declare
     v_count bigint;
 begin
     perform actae._require(p_after_cursor is null, 'after_cursor');
-    perform actae._check_range(p_after_cursor, 'after_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_after_cursor, 'after_cursor', 0);
     perform actae._require(p_max_events is null, 'max_events');
-    perform actae._check_range(p_max_events, 'max_events', 1, 100000);
+    perform actae._check_range(p_max_events, 'max_events', 1);
     -- Segments cover consecutive cursor ranges, root first: their pages concatenate in
     -- cursor order.
     for i in 1 .. array_length(v_ids, 1) loop
@@ -308,8 +313,8 @@ begin
                 'at_cursor', p_at_cursor)
         );
     end if;
-    perform actae._check_range(p_version, 'version', 0, 9223372036854775806);
-    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_version, 'version', 0);
+    perform actae._check_range(p_at_cursor, 'at_cursor', 0);
     if p_version > v_channel.state_version or p_at_cursor > v_channel.head_cursor then
         perform actae._raise(
             'AC404',

@@ -44,22 +44,16 @@ declare
     v_state actae.state_row;
     v_chain text;
 begin
-    perform actae._check_text(p_source_channel_id, 'source_channel_id', 256);
+    perform actae._check_text(p_source_channel_id, 'source_channel_id');
     perform actae._require(p_at_cursor is null, 'at_cursor');
-    perform actae._check_range(p_at_cursor, 'at_cursor', 0, 9223372036854775806);
+    perform actae._check_range(p_at_cursor, 'at_cursor', 0);
     if p_new_channel_id is not null then
-        perform actae._check_text(p_new_channel_id, 'new_channel_id', 256);
+        perform actae._check_text(p_new_channel_id, 'new_channel_id');
     end if;
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id', 256);
+        perform actae._check_text(p_operation_id, 'operation_id');
     end if;
-    if p_tool_policies is not null and (
-        jsonb_typeof(p_tool_policies) <> 'object'
-        or exists (
-            select 1 from jsonb_each(p_tool_policies) as p (tool_name, policy)
-            where p.policy not in ('"replay"', '"live"', '"block"')
-        )
-    ) then
+    if p_tool_policies is not null and not actae._tool_policies_valid(p_tool_policies) then
         perform actae._raise(
             'AC400',
             'tool_policies must be a JSON object mapping tool names to replay, live or block',
@@ -158,7 +152,7 @@ begin
             channel_id, operation_id, kind, content_sha256, target_channel_id, recorded_at
         ) values (
             p_source_channel_id, p_operation_id, 'fork_channel', v_content, v_new_id,
-            clock_timestamp()
+            actae._now()
         );
     end if;
     return actae._fork_receipt(v_fork, 'forked');

@@ -2,7 +2,7 @@
 -- Functions are owned by the NOLOGIN role actae_owner (which owns the tables), so
 -- SECURITY DEFINER runs with exactly the rights of the ledger and nothing more.
 -- PUBLIC can execute nothing; actae_agent can execute the API (names without a leading
--- underscore) except the operator functions cancel_execution and purge, which only
+-- underscore) except the operator functions cancel_execution, purge and cancel_run, which only
 -- actae_operator (a member of actae_agent and actae_auditor, migration 0002) can execute;
 -- actae_auditor can execute the reads.
 do $grants$
@@ -16,7 +16,7 @@ begin
     loop
         execute format('alter function %s owner to actae_owner', v_function.signature);
         execute format('revoke all on function %s from public', v_function.signature);
-        if v_function.name in ('cancel_execution', 'purge') then
+        if v_function.name in ('cancel_execution', 'purge', 'cancel_run') then
             -- Operator-only: an agent must not cancel others' work or delete history.
             execute format('revoke all on function %s from actae_agent', v_function.signature);
             execute format(
@@ -27,7 +27,18 @@ begin
         end if;
         if v_function.name in (
             'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
-            'list_events', 'get_state', 'channel_topic'
+            'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs', 'queue_topic',
+            'get_execution_trace'
+        ) then
+            execute format(
+                'grant execute on function %s to actae_auditor', v_function.signature
+            );
+        end if;
+        -- The console reads (sql/60_console.sql) and follow_channel, which registers
+        -- notifications for an existing channel; annotate_channel is agent-only.
+        if v_function.name in (
+            'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
+            'follow_channel'
         ) then
             execute format(
                 'grant execute on function %s to actae_auditor', v_function.signature

@@ -4,15 +4,31 @@ The logic lives in PL/pgSQL (schema ``actae``); this package calls those functio
 their rows to frozen pydantic models.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from actae.client import ActaeClient, SyncActaeClient
+from actae.console.models import (
+    Annotation,
+    ChannelSummary,
+    DecisionTrail,
+    ForkNode,
+    StateChange,
+    StateDiff,
+    TimelineEntry,
+)
+from actae.context import ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     ActaeError,
+    Cancelled,
+    ConnectionFailed,
     ForkToolBlocked,
     IdempotencyConflict,
     InvalidInput,
     LeaseLost,
     NotFound,
+    PermanentError,
     ToolFailed,
+    ToolInProgress,
     VersionConflict,
 )
 from actae.models import (
@@ -25,21 +41,28 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
-from actae.tools import (
-    Cancelled,
-    PermanentError,
-    ToolContext,
-    ToolInProgress,
-    compensation_key,
-    idempotency_key,
-)
+from actae.runs import RunRecord, SleepResult, WaitResult
+from actae.worker import Run, Worker
+
+try:
+    __version__ = version("actae")  # from the installed package's metadata
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
+    "Annotation",
+    "ChannelSummary",
+    "DecisionTrail",
+    "ForkNode",
+    "StateChange",
+    "StateDiff",
+    "TimelineEntry",
     "ActaeClient",
     "ActaeError",
     "Cancelled",
     "Channel",
     "Claim",
+    "ConnectionFailed",
     "Event",
     "EventRecorded",
     "Execution",
@@ -59,4 +82,9 @@ __all__ = [
     "VersionConflict",
     "compensation_key",
     "idempotency_key",
+    "Run",
+    "RunRecord",
+    "SleepResult",
+    "WaitResult",
+    "Worker",
 ]

@@ -2,6 +2,6 @@
 
 import sys
 
-from actae.cli import main
+from actae.cli.main import main
 
 sys.exit(main())

@@ -9,23 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
+from actae.admin_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
+from actae.console.models import (
+    Annotation,
+    ChannelSummary,
+    DecisionTrail,
+    ForkNode,
+    StateDiff,
+    TimelineEntry,
+)
 from actae.models import (
     Channel,
     Claim,
     Event,
     EventRecorded,
     Execution,
+    ExecutionTrace,
     ForkResult,
     StateSnapshot,
     Transition,
 )
-from actae.ops_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
+from actae.runs import RunRecord, SleepResult, WaitResult
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -297,7 +307,7 @@ def watch_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Ca
                 lambda rows: rows[0]["topic"], conn)
 
 
-# Operator functions and audit views (migration 0002, sql/30_operations.sql).
+# Operator functions and audit views (migration 0002, sql/30_admin.sql).
 
 CANCEL_EXECUTION = _sql("cancel_execution", "execution_id::uuid", "reason::text",
                         "channel_id::text")
@@ -356,3 +366,298 @@ def tool_stats(*, conn: Any = None) -> Call[list[ToolStats]]:
 def channel_lineage(channel_id: str, *, conn: Any = None) -> Call[list[LineageEntry]]:
     """The ancestors of a channel, root first."""
     return Call(CHANNEL_LINEAGE, {"channel_id": channel_id}, _many(LineageEntry), conn)
+
+
+# Runs (migration 0007, sql/40_runs.sql, SPEC section 7).
+
+START_RUN = _sql("start_run", "channel_id::text", "agent::text", "input::jsonb", "queue::text",
+                 "run_at::timestamptz", "max_attempts::integer")
+CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
+                 "lease_seconds::integer")
+HEARTBEAT_RUN = _sql("heartbeat_run", "channel_id::text", "claim_token::uuid",
+                     "lease_seconds::integer")
+COMPLETE_RUN = _sql("complete_run", "channel_id::text", "claim_token::uuid", "result::jsonb")
+FAIL_RUN = _sql("fail_run", "channel_id::text", "claim_token::uuid", "error::text",
+                "retryable::boolean")
+SLEEP_RUN = _sql("sleep_run", "channel_id::text", "claim_token::uuid", "sleep_key::text",
+                 "seconds::integer")
+WAIT_FOR_EVENT = _sql("wait_for_event", "channel_id::text", "claim_token::uuid",
+                      "wait_key::text", "event_type::text", "timeout_seconds::integer")
+CANCEL_RUN = _sql("cancel_run", "channel_id::text", "reason::text")
+GET_RUN = _sql("get_run", "channel_id::text")
+LIST_RUNS = _sql("list_runs", "queue::text", "status::text", "agent::text", "max_rows::integer")
+QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
+
+
+def _seconds(value: timedelta | float | None) -> int | None:
+    """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400)."""
+    if value is None:
+        return None
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    return int(-(-seconds // 1))
+
+
+def _first_run(rows: list[Row]) -> RunRecord | None:
+    return RunRecord.model_validate(rows[0]) if rows else None
+
+
+def start_run(
+    channel_id: str,
+    agent: str,
+    input: Any = None,  # noqa: A002 - the contract's name
+    queue: str = "default",
+    run_at: datetime | None = None,
+    max_attempts: int = 5,
+    *,
+    conn: Any = None,
+) -> Call[RunRecord]:
+    """Create the run of ``agent`` on ``channel_id`` (outcome started), or replay it when the
+    channel already has this agent and input (outcome replayed)."""
+    return Call(START_RUN, {
+        "channel_id": channel_id, "agent": agent, "input": _json(input), "queue": queue,
+        "run_at": run_at, "max_attempts": max_attempts,
+    }, _one(RunRecord), conn)
+
+
+def claim_run(
+    queue: str,
+    worker: str,
+    agents: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    *,
+    conn: Any = None,
+) -> Call[RunRecord | None]:
+    """Lease the oldest due run of ``queue`` (claimed / reclaimed), or None."""
+    return Call(CLAIM_RUN, {
+        "queue": queue, "worker": worker,
+        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
+    }, _first_run, conn)
+
+
+def heartbeat_run(
+    channel_id: str, claim_token: UUID, lease_seconds: int | None = None, *, conn: Any = None
+) -> Call[RunRecord]:
+    """Extend the owner's lease; the row says whether cancellation was requested."""
+    return Call(HEARTBEAT_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "lease_seconds": lease_seconds,
+    }, _one(RunRecord), conn)
+
+
+def complete_run(
+    channel_id: str, claim_token: UUID, result: Any = None, *, conn: Any = None
+) -> Call[RunRecord]:
+    """Finish the owner's run (repeating with the same result is a no-op)."""
+    return Call(COMPLETE_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "result": _json(result),
+    }, _one(RunRecord), conn)
+
+
+def fail_run(
+    channel_id: str, claim_token: UUID, error: str, retryable: bool = True, *, conn: Any = None
+) -> Call[RunRecord]:
+    """Record a failed attempt: queued again after backoff, or failed / cancelled for good."""
+    return Call(FAIL_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "error": error,
+        "retryable": retryable,
+    }, _one(RunRecord), conn)
+
+
+def sleep_run(
+    channel_id: str, claim_token: UUID, sleep_key: str, seconds: timedelta | float | None,
+    *, conn: Any = None,
+) -> Call[SleepResult]:
+    """Durable sleep: elapsed (go on), sleeping (parked) or cancelled."""
+    return Call(SLEEP_RUN, {
+        "channel_id": channel_id, "claim_token": claim_token, "sleep_key": sleep_key,
+        "seconds": _seconds(seconds),
+    }, _one(SleepResult), conn)
+
+
+def wait_for_event(
+    channel_id: str, claim_token: UUID, wait_key: str, event_type: str,
+    timeout: timedelta | float | None, *, conn: Any = None,
+) -> Call[WaitResult]:
+    """Durable wait for an event of ``event_type``: received, timed_out, waiting (parked)
+    or cancelled."""
+    return Call(WAIT_FOR_EVENT, {
+        "channel_id": channel_id, "claim_token": claim_token, "wait_key": wait_key,
+        "event_type": event_type, "timeout_seconds": _seconds(timeout),
+    }, _one(WaitResult), conn)
+
+
+def cancel_run(channel_id: str, reason: str, *, conn: Any = None) -> Call[RunRecord]:
+    """Stop a run (operators): parked or queued ones at once, a running one at its owner's
+    next heartbeat, sleep or wait."""
+    return Call(CANCEL_RUN, {"channel_id": channel_id, "reason": reason}, _one(RunRecord), conn)
+
+
+def get_run(channel_id: str, *, conn: Any = None) -> Call[RunRecord]:
+    """One run (never its claim token)."""
+    return Call(GET_RUN, {"channel_id": channel_id}, _one(RunRecord), conn)
+
+
+def list_runs(
+    queue: str | None = None,
+    status: str | None = None,
+    agent: str | None = None,
+    max_rows: int = 100,
+    *,
+    conn: Any = None,
+) -> Call[list[RunRecord]]:
+    """Runs filtered by queue, status and agent, oldest first."""
+    return Call(LIST_RUNS, {
+        "queue": queue, "status": status, "agent": agent, "max_rows": max_rows,
+    }, _many(RunRecord), conn)
+
+
+def queue_topic(queue: str, *, conn: Any = None) -> Call[str]:
+    """The LISTEN topic on which a queue announces runs that became due now."""
+    return Call(QUEUE_TOPIC, {"queue": queue}, lambda rows: rows[0]["topic"], conn)
+SET_EXECUTION_TRACE = _sql("set_execution_trace", "execution_id::uuid", "claim_token::uuid",
+                           "traceparent::text")
+GET_EXECUTION_TRACE = _sql("get_execution_trace", "execution_id::uuid")
+
+
+def set_execution_trace(
+    execution_id: UUID, claim_token: UUID, traceparent: str, *, conn: Any = None
+) -> Call[ExecutionTrace]:
+    """Record the traceparent of the span running the caller's attempt (see actae.otel)."""
+    return Call(SET_EXECUTION_TRACE, {"execution_id": execution_id, "claim_token": claim_token,
+                                      "traceparent": traceparent}, _one(ExecutionTrace), conn)
+
+
+def get_execution_trace(execution_id: UUID, *, conn: Any = None) -> Call[list[ExecutionTrace]]:
+    """The traceparents recorded for an execution's attempts, in fence order."""
+    return Call(GET_EXECUTION_TRACE, {"execution_id": execution_id}, _many(ExecutionTrace), conn)
+
+
+# Console reads and annotations (migration 0010, sql/60_console.sql).
+
+LIST_CHANNELS = _sql("list_channels", "metadata::jsonb", "parent_channel_id::text",
+                     "created_after::timestamptz", "created_before::timestamptz",
+                     "status::text", "agent::text", "tag::text",
+                     "before_created_at::timestamptz", "before_channel_id::text",
+                     "max_rows::integer")
+TIMELINE = _sql("timeline", "channel_id::text", "after_clock::bigint", "max_rows::integer")
+FORK_TREE = _sql("fork_tree", "channel_id::text", "max_rows::integer")
+DIFF_STATES = _sql("diff_states", "channel_a::text", "channel_b::text", "max_changes::integer")
+DECISION_TRAIL = _sql("decision_trail", "channel_id::text", "cursor::bigint",
+                      "max_results::integer")
+ANNOTATE_CHANNEL = _sql("annotate_channel", "channel_id::text", "display_name::text",
+                        "tags::text[]", "note::text", "expected_revision::bigint")
+FOLLOW_CHANNEL = ("select actae.follow_channel(p_channel_id => %(channel_id)s::text,"
+                  " p_seconds => %(seconds)s::integer) as topic")
+
+
+def list_channels(
+    metadata: Mapping[str, Any] | None = None,
+    parent_channel_id: str | None = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    status: str | None = None,
+    agent: str | None = None,
+    tag: str | None = None,
+    before_created_at: datetime | None = None,
+    before_channel_id: str | None = None,
+    max_rows: int = 50,
+    *,
+    conn: Any = None,
+) -> Call[list[ChannelSummary]]:
+    """Channels newest first, filtered; pass the last row's created_at and channel_id as
+    before_* for the next page."""
+    return Call(LIST_CHANNELS, {
+        "metadata": _json(metadata), "parent_channel_id": parent_channel_id,
+        "created_after": created_after, "created_before": created_before, "status": status,
+        "agent": agent, "tag": tag, "before_created_at": before_created_at,
+        "before_channel_id": before_channel_id, "max_rows": max_rows,
+    }, _many(ChannelSummary), conn)
+
+
+def timeline(
+    channel_id: str, after_clock: int | None = None, max_rows: int = 100, *, conn: Any = None
+) -> Call[list[TimelineEntry]]:
+    """Events and tool-execution points in clock order after after_clock (None: from the
+    start); a page ends at a whole clock, so the next one is after the last row's clock."""
+    return Call(TIMELINE, {
+        "channel_id": channel_id, "after_clock": after_clock, "max_rows": max_rows,
+    }, _many(TimelineEntry), conn)
+
+
+def fork_tree(channel_id: str, max_rows: int = 1000, *, conn: Any = None) -> Call[list[ForkNode]]:
+    """The root of the channel's fork tree and every descendant, depth first."""
+    return Call(FORK_TREE, {"channel_id": channel_id, "max_rows": max_rows},
+                _many(ForkNode), conn)
+
+
+def diff_states(
+    channel_a: str, channel_b: str, max_changes: int = 1000, *, conn: Any = None
+) -> Call[StateDiff]:
+    """Common ancestor, fork cursors and the leaf-by-leaf diff of the two latest states."""
+    return Call(DIFF_STATES, {
+        "channel_a": channel_a, "channel_b": channel_b, "max_changes": max_changes,
+    }, _one(StateDiff), conn)
+
+
+def decision_trail(
+    channel_id: str, cursor: int, max_results: int = 1000, *, conn: Any = None
+) -> Call[DecisionTrail]:
+    """Lineage, the event, the state and the tool results known at a cursor."""
+    return Call(DECISION_TRAIL, {
+        "channel_id": channel_id, "cursor": cursor, "max_results": max_results,
+    }, _one(DecisionTrail), conn)
+
+
+def annotate_channel(
+    channel_id: str,
+    display_name: str | None,
+    tags: Sequence[str] | None,
+    note: str | None,
+    expected_revision: int,
+    *,
+    conn: Any = None,
+) -> Call[Annotation]:
+    """Set a channel's display name, tags and note, fenced by expected_revision."""
+    return Call(ANNOTATE_CHANNEL, {
+        "channel_id": channel_id, "display_name": display_name,
+        "tags": None if tags is None else list(tags), "note": note,
+        "expected_revision": expected_revision,
+    }, _one(Annotation), conn)
+
+
+def follow_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Call[str]:
+    """watch_channel for readers: have an existing channel's appends NOTIFY its topic for the
+    next `seconds` (never creates a channel); returns the topic."""
+    return Call(FOLLOW_CHANNEL, {"channel_id": channel_id, "seconds": seconds},
+                lambda rows: rows[0]["topic"], conn)
+
+
+# Whether the connected role can change the ledger: a superuser, a write privilege on a
+# table of schema actae, or EXECUTE on a function that writes it. The console refuses such
+# a role (it must be read-only by construction).
+ROLE_CAN_WRITE = """
+select
+    exists (
+        select 1 from pg_catalog.pg_roles as r
+        where r.rolname = current_user and r.rolsuper
+    )
+    or exists (
+        select 1 from pg_catalog.pg_class as c
+        where c.relnamespace = 'actae'::regnamespace and c.relkind in ('r', 'p')
+            and has_table_privilege(c.oid, 'INSERT, UPDATE, DELETE, TRUNCATE')
+    )
+    or exists (
+        select 1 from pg_catalog.pg_proc as p
+        where p.pronamespace = 'actae'::regnamespace
+            and p.proname in ('claim_execution', 'complete_execution', 'fail_execution',
+                'record_event', 'transition_state', 'fork_channel', 'create_channel',
+                'annotate_channel', 'cancel_execution', 'purge', 'close_channel',
+                'set_key_ttl', 'watch_channel', 'start_run', 'claim_run', 'cancel_run',
+                'set_execution_trace')
+            and has_function_privilege(p.oid, 'EXECUTE')
+    ) as can_write
+"""
+
+
+def role_can_write(*, conn: Any = None) -> Call[bool]:
+    """True when the connected role can write to the ledger (tables or writing functions)."""
+    return Call(ROLE_CAN_WRITE, {}, lambda rows: bool(rows[0]["can_write"]), conn)

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from actae import calls, plans, tools
-from actae.errors import map_error
+from actae import _runtime, calls, observe, plans
+from actae.errors import ConnectionFailed, map_error
 from actae.models import Event
+from actae.plans import tools as tool_plans
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -52,7 +55,11 @@ def _async_plan(
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
     @functools.wraps(factory)
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await self.drive(factory(*args, **kwargs))
+        watcher = observe.observer
+        if watcher is None:
+            return await self.drive(factory(*args, **kwargs))
+        with watcher.plan(factory.__name__, kwargs):
+            return await self.drive(factory(*args, **kwargs))
 
     return method
 
@@ -62,13 +69,38 @@ def _sync_plan(
 ) -> Callable[Concatenate[SyncActaeClient, P], T]:
     @functools.wraps(factory)
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self.drive(factory(*args, **kwargs))
+        watcher = observe.observer
+        if watcher is None:
+            return self.drive(factory(*args, **kwargs))
+        with watcher.plan(factory.__name__, kwargs):
+            return self.drive(factory(*args, **kwargs))
 
     return method
 
 
 def _pool_kwargs() -> dict[str, Any]:
     return {"autocommit": True}
+
+
+CONNECT_TIMEOUT = 5  # seconds for the first connection, unless the DSN sets connect_timeout
+
+
+def _probe_kwargs(dsn: str) -> dict[str, Any]:
+    given = conninfo_to_dict(dsn).get("connect_timeout")
+    return {"autocommit": True, "connect_timeout": int(given or CONNECT_TIMEOUT)}
+
+
+def _connection_failed(dsn: str, exc: psycopg.Error) -> ConnectionFailed:
+    """ConnectionFailed naming the host and port a DSN (or the PG* defaults) points at."""
+    params = conninfo_to_dict(dsn)
+    host = str(params.get("host") or params.get("hostaddr") or os.environ.get("PGHOST")
+               or "localhost (default socket)")
+    port = str(params.get("port") or os.environ.get("PGPORT") or 5432)
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return ConnectionFailed(
+        f"cannot connect to PostgreSQL at host {host} port {port}: {reason}",
+        {"host": host, "port": port},
+    )
 
 
 class ActaeClient:
@@ -83,12 +115,19 @@ class ActaeClient:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
+        self._dsn = dsn or ""
         self.pool = pool or AsyncConnectionPool(
-            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     async def open(self) -> None:
+        """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
         if self._owns_pool:
+            try:
+                await (await psycopg.AsyncConnection.connect(
+                    self._dsn, **_probe_kwargs(self._dsn))).close()
+            except psycopg.OperationalError as exc:
+                raise _connection_failed(self._dsn, exc) from exc
             await self.pool.open(wait=True)
 
     async def close(self) -> None:
@@ -103,7 +142,14 @@ class ActaeClient:
         await self.close()
 
     async def run(self, call: calls.Call[T]) -> T:
-        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        """Execute one call (on call.conn, or a pooled connection) and map errors; the call
+        is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        watcher = observe.observer
+        if watcher is None:
+            return await self._run(call)
+        return await watcher.arun(self._run, call)  # type: ignore[no-any-return]
+
+    async def _run(self, call: calls.Call[T]) -> T:
         try:
             if call.conn is not None:
                 return await self._execute(call.conn, call)
@@ -133,8 +179,8 @@ class ActaeClient:
             return await self.run(step)
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
-        if isinstance(step, tools.LocalStep):
-            return await step.arun(self)
+        if isinstance(step, plans.LocalStep):
+            return await _runtime.arun(step, self)
         return None
 
     async def _emitted(self, plan: plans.Plan[Any]) -> AsyncIterator[Any]:
@@ -165,8 +211,8 @@ class ActaeClient:
     list_events = _async_method(calls.list_events)
     get_state = _async_method(calls.get_state)
     watch_channel = _async_method(calls.watch_channel)
-    run_tool = _async_plan(tools.run_tool)
-    compensate = _async_plan(tools.compensate)
+    run_tool = _async_plan(tool_plans.run_tool)
+    compensate = _async_plan(tool_plans.compensate)
     cancel_execution = _async_method(calls.cancel_execution)
     close_channel = _async_method(calls.close_channel)
     set_key_ttl = _async_method(calls.set_key_ttl)
@@ -174,6 +220,27 @@ class ActaeClient:
     ledger_status = _async_method(calls.ledger_status)
     tool_stats = _async_method(calls.tool_stats)
     channel_lineage = _async_method(calls.channel_lineage)
+    start_run = _async_method(calls.start_run)
+    claim_run = _async_method(calls.claim_run)
+    heartbeat_run = _async_method(calls.heartbeat_run)
+    complete_run = _async_method(calls.complete_run)
+    fail_run = _async_method(calls.fail_run)
+    sleep_run = _async_method(calls.sleep_run)
+    wait_for_event = _async_method(calls.wait_for_event)
+    cancel_run = _async_method(calls.cancel_run)
+    get_run = _async_method(calls.get_run)
+    list_runs = _async_method(calls.list_runs)
+    queue_topic = _async_method(calls.queue_topic)
+    set_execution_trace = _async_method(calls.set_execution_trace)
+    get_execution_trace = _async_method(calls.get_execution_trace)
+    list_channels = _async_method(calls.list_channels)
+    timeline = _async_method(calls.timeline)
+    fork_tree = _async_method(calls.fork_tree)
+    diff_states = _async_method(calls.diff_states)
+    decision_trail = _async_method(calls.decision_trail)
+    annotate_channel = _async_method(calls.annotate_channel)
+    follow_channel = _async_method(calls.follow_channel)
+    role_can_write = _async_method(calls.role_can_write)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -231,12 +298,18 @@ class SyncActaeClient:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
+        self._dsn = dsn or ""
         self.pool = pool or ConnectionPool(
-            dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     def open(self) -> None:
+        """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
         if self._owns_pool:
+            try:
+                psycopg.Connection.connect(self._dsn, **_probe_kwargs(self._dsn)).close()
+            except psycopg.OperationalError as exc:
+                raise _connection_failed(self._dsn, exc) from exc
             self.pool.open(wait=True)
 
     def close(self) -> None:
@@ -251,7 +324,14 @@ class SyncActaeClient:
         self.close()
 
     def run(self, call: calls.Call[T]) -> T:
-        """Execute one call (on call.conn, or a pooled connection) and map errors."""
+        """Execute one call (on call.conn, or a pooled connection) and map errors; the call
+        is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        watcher = observe.observer
+        if watcher is None:
+            return self._run(call)
+        return watcher.run(self._run, call)  # type: ignore[no-any-return]
+
+    def _run(self, call: calls.Call[T]) -> T:
         try:
             if call.conn is not None:
                 return self._execute(call.conn, call)
@@ -281,8 +361,8 @@ class SyncActaeClient:
             return self.run(step)
         if isinstance(step, plans.Sleep):
             time.sleep(step.seconds)
-        if isinstance(step, tools.LocalStep):
-            return step.run(self)
+        if isinstance(step, plans.LocalStep):
+            return _runtime.run(step, self)
         return None
 
     def _emitted(self, plan: plans.Plan[Any]) -> Iterator[Any]:
@@ -313,8 +393,8 @@ class SyncActaeClient:
     list_events = _sync_method(calls.list_events)
     get_state = _sync_method(calls.get_state)
     watch_channel = _sync_method(calls.watch_channel)
-    run_tool = _sync_plan(tools.run_tool)
-    compensate = _sync_plan(tools.compensate)
+    run_tool = _sync_plan(tool_plans.run_tool)
+    compensate = _sync_plan(tool_plans.compensate)
     cancel_execution = _sync_method(calls.cancel_execution)
     close_channel = _sync_method(calls.close_channel)
     set_key_ttl = _sync_method(calls.set_key_ttl)
@@ -322,6 +402,27 @@ class SyncActaeClient:
     ledger_status = _sync_method(calls.ledger_status)
     tool_stats = _sync_method(calls.tool_stats)
     channel_lineage = _sync_method(calls.channel_lineage)
+    start_run = _sync_method(calls.start_run)
+    claim_run = _sync_method(calls.claim_run)
+    heartbeat_run = _sync_method(calls.heartbeat_run)
+    complete_run = _sync_method(calls.complete_run)
+    fail_run = _sync_method(calls.fail_run)
+    sleep_run = _sync_method(calls.sleep_run)
+    wait_for_event = _sync_method(calls.wait_for_event)
+    cancel_run = _sync_method(calls.cancel_run)
+    get_run = _sync_method(calls.get_run)
+    list_runs = _sync_method(calls.list_runs)
+    queue_topic = _sync_method(calls.queue_topic)
+    set_execution_trace = _sync_method(calls.set_execution_trace)
+    get_execution_trace = _sync_method(calls.get_execution_trace)
+    list_channels = _sync_method(calls.list_channels)
+    timeline = _sync_method(calls.timeline)
+    fork_tree = _sync_method(calls.fork_tree)
+    diff_states = _sync_method(calls.diff_states)
+    decision_trail = _sync_method(calls.decision_trail)
+    annotate_channel = _sync_method(calls.annotate_channel)
+    follow_channel = _sync_method(calls.follow_channel)
+    role_can_write = _sync_method(calls.role_can_write)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

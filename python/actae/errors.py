@@ -2,6 +2,9 @@
 
 Every Actae function raises with its own SQLSTATE (class ``AC``); the driver branches on
 ``diag.sqlstate``, never on message text. DETAIL is JSON and becomes ``exc.detail``.
+``ActaeError.sqlstate`` is only ever such a SQLSTATE, or None for errors the driver raises
+about an execution's state (ToolFailed, Cancelled, ToolInProgress); those say the
+execution's status in ``status`` instead.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import pydantic
 class ActaeError(Exception):
     """Base class of every error Actae raises on purpose."""
 
-    sqlstate: str = ""
+    #: the SQLSTATE the database raised (``AC400``...), None when the driver raised it.
+    sqlstate: str | None = None
+    #: the execution status behind a ToolFailed, Cancelled or ToolInProgress, else None.
+    status: str | None = None
 
     def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -63,13 +69,34 @@ class LeaseLost(ActaeError):
 class ToolFailed(ActaeError):
     """An execution failed non-retryably; ``detail`` holds the stored error."""
 
-    sqlstate = "failed"
+    status = "failed"
+
+
+class Cancelled(ToolFailed):
+    """The execution was cancelled (actae.cancel_execution): its status is ``cancelled``;
+    run_tool stopped the tool. The message is the stored error (``cancelled: <reason>``)."""
+
+    status = "cancelled"
+
+
+class ToolInProgress(ActaeError):
+    """The execution is still owned by another attempt: run_tool's wait_timeout elapsed, or
+    compensate was asked to undo an execution whose outcome is not recorded yet."""
+
+    status = "in_progress"
+
+
+class PermanentError(Exception):
+    """Raise this (or a subclass) from a tool when retrying cannot help (a declined card, an
+    invalid request): the execution is failed non-retryably and every later claim of its key
+    raises ToolFailed. Any other exception is recorded as retryable."""
 
 
 _BY_SQLSTATE: dict[str, type[ActaeError]] = {
     cls.sqlstate: cls
     for cls in (InvalidInput, ForkToolBlocked, NotFound, IdempotencyConflict, VersionConflict,
                 LeaseLost)
+    if cls.sqlstate is not None
 }
 
 
@@ -97,3 +124,9 @@ def map_error(exc: BaseException) -> BaseException:
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
         return InvalidInput(f"an argument cannot be sent to PostgreSQL: {exc}")
     return exc
+
+
+class ConnectionFailed(ActaeError):
+    """The database cannot be reached or refuses us (host, port, name, credentials); the
+    message and ``detail`` name the host and port tried. Clients raise it from ``open()``
+    within seconds instead of waiting for the pool's timeout."""

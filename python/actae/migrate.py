@@ -10,6 +10,11 @@ Two kinds of SQL live in the repo:
 * ``sql/*.sql`` (top level only): ``create or replace`` functions, re-applied on every run
   in one transaction, in sorted name order.
 
+Where the files come from (``sql_root``): ``$ACTAE_SQL_ROOT`` when set (development), else the
+copy shipped inside the installed package (``actae/_sql``, read with ``importlib.resources``),
+else the repository checkout this module runs from (an editable install). Finding no
+migration at all is an error, never a silent no-op.
+
 A session advisory lock serialises concurrent migrators. Files are sent as-is in one
 simple-query round trip each, so they must not contain psql meta-commands or their own
 ``begin``/``commit``.
@@ -18,13 +23,15 @@ simple-query round trip each, so they must not contain psql meta-commands or the
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -65,13 +72,25 @@ class MigrationStatus:
 
 
 def sql_root() -> Path:
-    """Folder holding ``migrations/`` and ``sql/``: $ACTAE_SQL_ROOT, else the repo root."""
+    """Folder holding ``migrations/`` and ``sql/``: $ACTAE_SQL_ROOT, else the package's own
+    copy (``actae/_sql`` in an installed wheel), else the repository checkout."""
     override = os.environ.get("ACTAE_SQL_ROOT")
-    return Path(override) if override else Path(__file__).resolve().parents[2]
+    if override:
+        return Path(override)
+    shipped = importlib.resources.files("actae") / "_sql"  # absent in an editable install
+    if isinstance(shipped, Path) and (shipped / "migrations").is_dir():
+        return shipped
+    return Path(__file__).resolve().parents[2]
+
+
+def status_ok(rows: Iterable[MigrationStatus]) -> bool:
+    """True when every migration is applied as written: none pending, edited or missing."""
+    return all(row.state == "applied" for row in rows)
 
 
 def find_migrations(root: Path) -> list[Migration]:
-    """Migrations under root/migrations, sorted by version; a missing folder has none."""
+    """Migrations under root/migrations, sorted by version; a missing folder has none
+    (``migrate`` and ``status`` refuse that: see ``_required_migrations``)."""
     found: dict[int, Migration] = {}
     folder = root / "migrations"
     for path in sorted(folder.glob("*.sql")) if folder.is_dir() else []:
@@ -98,7 +117,7 @@ def find_sql_files(root: Path) -> list[Path]:
 def migrate(dsn: str, root: Path | None = None) -> list[str]:
     """Apply pending migrations, then re-apply sql/. Returns the names of applied migrations."""
     root = root or sql_root()
-    migrations = find_migrations(root)
+    migrations = _required_migrations(root)
     applied: list[str] = []
     with _locked_connection(dsn) as conn:
         conn.execute(_BOOTSTRAP)
@@ -123,11 +142,11 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
 
 def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
     """Applied/pending state of every migration file (and of recorded ones with no file)."""
-    migrations = find_migrations(root or sql_root())
+    migrations = _required_migrations(root or sql_root())
     with psycopg.connect(dsn, autocommit=True) as conn:
         exists = conn.execute("select to_regclass('actae.schema_migrations')").fetchone()
         recorded = _recorded(conn) if exists and exists[0] else {}
-    result = []
+    result: list[MigrationStatus] = []
     for m in migrations:
         row = recorded.pop(m.version, None)
         if row is None:
@@ -140,8 +159,19 @@ def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
     return sorted(result, key=lambda s: s.version)
 
 
+def _required_migrations(root: Path) -> list[Migration]:
+    """find_migrations, raising when there is none: a wrong root must not look up to date."""
+    migrations = find_migrations(root)
+    if not migrations:
+        raise MigrationError(
+            f"no migrations found in {root / 'migrations'}: reinstall actae, or set"
+            " ACTAE_SQL_ROOT to a folder holding migrations/ and sql/"
+        )
+    return migrations
+
+
 @contextmanager
-def _locked_connection(dsn: str) -> Iterator[psycopg.Connection]:
+def _locked_connection(dsn: str) -> Generator[psycopg.Connection[tuple[Any, ...]]]:
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select pg_advisory_lock(%s)", (LOCK_KEY,))
         try:

@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 ClaimOutcome = Literal["claimed", "replayed", "reclaimed", "in_progress", "failed"]
-ExecutionStatus = Literal["claimed", "in_progress", "completed", "failed"]
+ExecutionStatus = Literal["claimed", "in_progress", "completed", "failed", "cancelled"]
 
 
 class _Row(BaseModel):
@@ -138,3 +138,13 @@ class ForkResult(_Row):
     prefix_sha256: str
     tool_policies: dict[str, str] | None = None
     outcome: Literal["forked", "replayed"]
+
+
+class ExecutionTrace(_Row):
+    """The W3C traceparent recorded for one attempt (fence) of an execution (actae.otel)."""
+
+    execution_id: UUID
+    channel_id: str
+    fence: int
+    traceparent: str
+    recorded_at: datetime

@@ -11,7 +11,7 @@
 -- Every ledger table is hash-distributed on channel_id and co-located with actae.channels,
 -- so all rows of one channel live on one shard and a statement on one channel is a router
 -- query. Every primary key and unique constraint leads with channel_id, which Citus
--- requires (tests/sql/operations/keys_lead_with_channel_id.sql keeps it that way).
+-- requires (tests/sql/admin/keys_lead_with_channel_id.sql keeps it that way).
 
 select create_distributed_table(t.name::regclass, 'channel_id', colocate_with => t.colocate_with)
 from (
@@ -20,7 +20,10 @@ from (
     ('actae.events', 'actae.channels'),
     ('actae.snapshots', 'actae.channels'),
     ('actae.operations', 'actae.channels'),
-    ('actae.executions', 'actae.channels')
+    ('actae.executions', 'actae.channels'),
+    ('actae.execution_traces', 'actae.channels'),
+    ('actae.runs', 'actae.channels'),
+    ('actae.annotations', 'actae.channels')
 ) as t (name, colocate_with)
 where not exists (
     select 1 from pg_dist_partition as p

@@ -7,6 +7,7 @@ Groups (each on its own throwaway server, ports 55445-55448):
   transitions state transitions: Actae vs LangGraph PostgresSaver, 1 KB and 64 KB states
   forks       fork time vs prefix length: Actae, DBOS fork_workflow, LangGraph fork
   scale       claim latency with 0 / 1 M / 5 M executions; events listing at 100 000 events
+  runs        runs/s of a 5-step agent: Actae's Worker vs Absurd, DBOS; claim_run latency
 Results go to docs/bench/results.json; report.py turns them into docs/BENCHMARKS.md + PNGs.
 """
 
@@ -444,8 +445,18 @@ def bench_scale(plan: Plan) -> dict[str, Any]:
     return out
 
 
+def bench_runs(plan: Plan) -> dict[str, Any]:
+    """Runs: Actae's worker vs Absurd and DBOS, prefetch, claim_run latency (runs_bench.py,
+    which also writes docs/bench/runs.md)."""
+    import runs_bench
+
+    out = runs_bench.bench_runs(quick=plan.duration < 4.0)
+    runs_bench.write(out)
+    return out
+
+
 GROUPS = {"claim": bench_claim, "transitions": bench_transitions, "forks": bench_forks,
-          "scale": bench_scale}
+          "scale": bench_scale, "runs": bench_runs}
 
 
 def main() -> None:

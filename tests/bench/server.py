@@ -1,14 +1,13 @@
 """A throwaway PostgreSQL server for one benchmark group, identical settings for every contender.
 
-Each group (claim+complete, transitions, forks, scale) gets a fresh cluster under /tmp so no
-run inherits another's bloat, cache or WAL. Running as root, the cluster belongs to the
-`postgres` user (initdb refuses root). The settings are printed in docs/BENCHMARKS.md.
+Each group (claim+complete, transitions, forks, scale) gets a fresh cluster under /tmp
+(``actae.pg.Server``) so no run inherits another's bloat, cache or WAL. Running as root, the
+cluster belongs to the `postgres` user. The settings are printed in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,7 +16,9 @@ from pathlib import Path
 
 import psycopg
 
-PG_BIN = Path(os.environ.get("ACTAE_PG_BIN", "/usr/lib/postgresql/15/bin"))
+from actae import pg
+
+PG_BIN = pg.find_bin()
 REPO = Path(__file__).resolve().parents[2]
 
 # Durable commits (fsync + synchronous_commit on) for everyone: durability is the product.
@@ -33,12 +34,8 @@ SETTINGS: dict[str, str] = {
     "checkpoint_timeout": "30min",
     "autovacuum": "on",
     "jit": "off",
-    "listen_addresses": "''",
+    "listen_addresses": "",
 }
-
-
-def _as_postgres() -> list[str]:
-    return ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
 
 
 class Server:
@@ -47,34 +44,20 @@ class Server:
     def __init__(self, port: int, extra: dict[str, str] | None = None) -> None:
         self.port = port
         self.settings = {**SETTINGS, **(extra or {})}
-        self.base = Path(tempfile.mkdtemp(prefix=f"actae-bench-{port}-"))
-        self.data = self.base / "data"
-        if os.geteuid() == 0:
-            shutil.chown(self.base, "postgres")
-        self.host = str(self.base)
+        base = Path(tempfile.mkdtemp(prefix=f"actae-bench-{port}-", dir="/tmp"))
+        self.pg = pg.Server(base, port=port, bin_dir=PG_BIN, settings=self.settings,
+                            listen="")
 
     def dsn(self, dbname: str = "actae") -> str:
-        return f"host={self.host} port={self.port} user=postgres dbname={dbname}"
+        return self.pg.dsn(dbname)
 
     def url(self, dbname: str) -> str:
         """SQLAlchemy-style URL (for DBOS) reaching the same Unix socket."""
-        return f"postgresql://postgres@/{dbname}?host={self.host}&port={self.port}"
+        return self.pg.url(dbname)
 
     def start(self) -> Server:
-        subprocess.run(
-            [*_as_postgres(), str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust",
-             "-U", "postgres", "--no-sync"],
-            check=True, stdout=subprocess.DEVNULL,
-        )
-        options = " ".join(f"-c {k}={v}" for k, v in self.settings.items())
-        subprocess.run(
-            [*_as_postgres(), str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-w",
-             "-l", str(self.base / "log"), "-o", f"-p {self.port} -k {self.base} {options}",
-             "start"],
-            check=True, stdout=subprocess.DEVNULL,
-        )
-        with psycopg.connect(self.dsn("postgres"), autocommit=True) as conn:
-            conn.execute("create database actae")
+        self.pg.start()
+        self.pg.create_database("actae")
         self.migrate()
         return self
 
@@ -99,12 +82,7 @@ class Server:
         time.sleep(0.5)
 
     def stop(self) -> None:
-        subprocess.run(
-            [*_as_postgres(), str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "fast",
-             "-w", "stop"],
-            check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        shutil.rmtree(self.base, ignore_errors=True)
+        self.pg.remove()
 
     def __enter__(self) -> Server:
         try:

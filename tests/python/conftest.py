@@ -1,6 +1,10 @@
-"""Shared pytest fixtures for Actae: every test talks to a real PostgreSQL given by ACTAE_DSN.
+"""Shared pytest fixtures for Actae: every test talks to a real PostgreSQL.
 
-`make pytest` (or `make test`) starts a local server, migrates it and sets ACTAE_DSN.
+`dsn` is $ACTAE_DSN when set (`make pytest` / `make test` start the repository's server,
+migrate it and set it); otherwise the `actae_dsn` fixture of Actae's own pytest plugin
+(`actae.testing`) starts a throwaway server for the session ($ACTAE_PG_BIN picks the binaries:
+`make test` runs the suite a second time on the embedded PostgreSQL 18 this way). The
+throwaway's DSN is exported as ACTAE_DSN for the subprocesses tests start.
 """
 
 from __future__ import annotations
@@ -14,15 +18,18 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def dsn() -> str:
+def dsn(request: pytest.FixtureRequest) -> Iterator[str]:
     """Connection string of the migrated test database."""
-    value = os.environ.get("ACTAE_DSN")
-    if not value:
-        pytest.fail(
-            "ACTAE_DSN is not set: run `make pytest`, or `.ci/with-db.sh .venv/bin/pytest`",
-            pytrace=False,
-        )
-    return value
+    given = os.environ.get("ACTAE_DSN")
+    if given:
+        yield given
+        return
+    value: str = request.getfixturevalue("actae_dsn")
+    os.environ["ACTAE_DSN"] = value
+    try:
+        yield value
+    finally:
+        os.environ.pop("ACTAE_DSN", None)
 
 
 @pytest.fixture

@@ -1,17 +1,14 @@
 """Actae's reliability suite: real crashes, races, stalls, restarts, bad input and intruders.
 
-Workers are real OS processes (``python -m reliability.worker``) killed with real SIGKILL by
-a supervisor in the test process; every figure is read back from PostgreSQL afterwards.
+Workers are real OS processes (``python -m tests.python.reliability.worker``) killed with
+real SIGKILL by a supervisor in the test process; every figure is read back from PostgreSQL
+afterwards.
 ``python -m tests.python.reliability.soak`` runs the long versions and writes
 docs/RELIABILITY.md.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-# The fake provider lives in python/examples (on pytest's pythonpath, not always elsewhere).
-if str(REPO / "python") not in sys.path:
-    sys.path.insert(0, str(REPO / "python"))

@@ -7,7 +7,7 @@ import math
 import os
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -96,7 +96,8 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
     """Strategy for each argument name of the driver's call builders. A builder with an
     argument missing here fails the test: every argument is covered."""
     texts = {name: any_text for name in (
-        "key_name", "tool_name", "event_type", "operation_id", "error", "reason", "status")}
+        "key_name", "tool_name", "event_type", "operation_id", "error", "reason", "status",
+        "traceparent")}
     jsons = {name: any_json for name in ("params", "result", "payload", "state", "metadata")}
     ints = {name: any_int for name in (
         "lease_seconds", "seconds", "max_rows", "max_events", "batch_size", "expected_cursor",
@@ -117,9 +118,25 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         "key_ttl": st.one_of(st.none(), st.sampled_from(INTERVAL_EDGES),
                              st.timedeltas(min_value=timedelta(days=-10),
                                            max_value=timedelta(days=40000))),
+        # Runs (sql/40_runs.sql).
+        **{name: any_text for name in ("queue", "worker", "agent", "sleep_key", "wait_key")},
+        "input": any_json,
+        "agents": st.one_of(st.none(), st.lists(any_text, max_size=3), st.just([])),
+        "max_attempts": any_int,
+        "timeout": any_int,
+        "run_at": st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))),
         # purge deletes what is past its lifetime: valid ages stay far beyond any test data.
         "older_than": st.one_of(st.none(), st.sampled_from(
             ["-1 second", "bogus", timedelta(days=-1), timedelta(days=200 * 365)])),
+        # Console reads and annotations (sql/60_console.sql).
+        **{name: any_text for name in (
+            "display_name", "note", "agent", "tag", "parent_channel_id", "before_channel_id")},
+        **{name: any_int for name in (
+            "expected_revision", "after_clock", "cursor", "max_results", "max_changes")},
+        "channel_a": channels(world), "channel_b": channels(world),
+        "tags": st.one_of(st.none(), st.lists(any_text, max_size=40)),
+        **{name: st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))) for name in (
+            "created_after", "created_before", "before_created_at")},
     }
 
 
@@ -144,6 +161,10 @@ def raw_strategy(pg_type: str, world: World) -> st.SearchStrategy[Any]:
         return st.one_of(st.none(), st.booleans())
     if pg_type == "text[]":
         return st.one_of(st.none(), st.lists(safe_text, max_size=4))
+    if pg_type == "timestamp with time zone":
+        return st.one_of(st.none(), st.datetimes(
+            min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
+            timezones=st.just(UTC)))
     if pg_type == "interval":
         return st.one_of(st.none(), st.timedeltas(min_value=timedelta(days=-10),
                                                   max_value=timedelta(days=40000)))

@@ -1,4 +1,4 @@
-"""A remote-controlled Actae caller: ``python -m reliability.claimer '<config json>'``.
+"""A remote-controlled Actae caller: ``python -m tests.python.reliability.claimer '<config json>'``.
 
 It reads one JSON command per line on stdin and answers one JSON line per command, keeping
 the claim token of the last execution it owns — so a test can make 32 processes claim the

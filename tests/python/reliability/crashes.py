@@ -21,7 +21,7 @@ from typing import Any
 
 import psycopg
 
-from examples.fake_provider import FakeProvider
+from actae.fakes import FakeProvider
 
 from .harness import read_message, spawn
 from .worker import EXIT_TOOL_UNREACHABLE, POINTS

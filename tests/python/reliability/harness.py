@@ -29,20 +29,15 @@ T = TypeVar("T")
 
 
 def child_env() -> dict[str, str]:
-    """Environment for a child: the driver, the fake provider and this package importable."""
-    env = dict(os.environ)
-    paths = [str(REPO / "python"), str(REPO / "tests" / "python")]
-    if env.get("PYTHONPATH"):
-        paths.append(env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(paths)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
+    """Environment for a child: unbuffered, so the supervisor sees every line at once."""
+    return {**os.environ, "PYTHONUNBUFFERED": "1"}
 
 
 def spawn(module: str, config: Mapping[str, Any]) -> subprocess.Popen[str]:
-    """Start ``python -m reliability.<module> '<config json>'`` with pipes on stdin/stdout."""
+    """Start ``python -m tests.python.reliability.<module> '<config json>'`` in the repository
+    root (so the package resolves) with pipes on stdin/stdout."""
     return subprocess.Popen(
-        [sys.executable, "-m", f"reliability.{module}", json.dumps(config)],
+        [sys.executable, "-m", f"{__package__}.{module}", json.dumps(config)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env(),
         cwd=str(REPO),
     )

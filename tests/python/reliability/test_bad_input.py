@@ -29,7 +29,7 @@ from .harness import scratch_database, table_digest
 
 # channel_topic(text) maps any text (null to null) to a LISTEN topic and channel_lineage reads
 # a view: neither has anything to reject but text the driver cannot send.
-ACCEPTS_ANY_TEXT = {"channel_topic", "channel_lineage"}
+ACCEPTS_ANY_TEXT = {"channel_topic", "channel_lineage", "queue_topic"}
 
 # Calls made and rejections seen, by SQLSTATE; the soak reads them from
 # $ACTAE_RELIABILITY_STATS (a JSON file written when the module finishes).

@@ -1,4 +1,4 @@
-"""A workflow worker: ``python -m reliability.worker '<config json>'``.
+"""A workflow worker: ``python -m tests.python.reliability.worker '<config json>'``.
 
 It runs each of its workflows (channels) through ``steps`` charges against the fake
 provider with the raw claim / heartbeat / complete API, records one event per finished step
@@ -24,8 +24,8 @@ from typing import Any
 import psycopg
 
 from actae.client import SyncActaeClient
+from actae.fakes import FakeProvider
 from actae.models import Claim
-from examples.fake_provider import FakeProvider
 
 from .harness import emit, retry_connection
 

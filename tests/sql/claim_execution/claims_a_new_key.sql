@@ -29,7 +29,7 @@ select ok(
 select is(params, '{"amount": 500, "to": "acct_1"}'::jsonb, 'params are stored') from claim;
 
 select results_eq(
-    $$select channel_id, key_name, tool_name, status, claim_token, fence, attempt
+    $$select channel_id, key_name, tool_name, status::text, claim_token, fence, attempt
       from actae.executions where channel_id = 'tap-claim-new'$$,
     $$select 'tap-claim-new'::text, 'charge-1'::text, 'stripe.charge'::text, 'claimed'::text,
         claim_token, 1::bigint, 1 from claim$$,

@@ -18,7 +18,7 @@ select is(
         -> 'detail' ->> 'error',
     'declined', 'DETAIL carries the stored error');
 select results_eq(
-    $$select key_name, status, result from actae.executions where channel_id = 'tap-cf'
+    $$select key_name, status::text, result from actae.executions where channel_id = 'tap-cf'
       order by key_name$$,
     $$values ('fatal'::text, 'failed'::text, null::jsonb), ('retry', 'failed', null)$$,
     'both stay failed without a result');

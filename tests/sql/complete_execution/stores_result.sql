@@ -16,7 +16,7 @@ select is(d.claim_token, c.claim_token, 'the owner''s token is returned to the o
 from done as d, claim as c;
 select isnt(finished_at, null, 'finished_at is set') from done;
 select results_eq(
-    $$select status, result from actae.executions where channel_id = 'tap-done'$$,
+    $$select status::text, result from actae.executions where channel_id = 'tap-done'$$,
     $$values ('completed'::text, '{"charge": "ch_9"}'::jsonb)$$,
     'the result is stored'
 );

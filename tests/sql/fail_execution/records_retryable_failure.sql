@@ -14,7 +14,7 @@ select is(error, 'upstream 503', 'the error is returned') from failed;
 select is(retryable, true, 'retryable defaults to true') from failed;
 select isnt(finished_at, null, 'finished_at is set') from failed;
 select results_eq(
-    $$select status, error, retryable from actae.executions where channel_id = 'tap-fail'$$,
+    $$select status::text, error, retryable from actae.executions where channel_id = 'tap-fail'$$,
     $$values ('failed'::text, 'upstream 503'::text, true)$$,
     'the failure is stored'
 );

@@ -14,7 +14,10 @@ select is(
      from pg_proc as p
      where p.pronamespace = 'actae'::regnamespace
        and p.proname in ('get_execution', 'list_executions', 'list_expired_leases',
-           'get_channel', 'list_events', 'get_state', 'channel_topic')),
+           'get_channel', 'list_events', 'get_state', 'channel_topic',
+           'get_run', 'list_runs', 'queue_topic', 'get_execution_trace',
+           'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
+           'follow_channel')),
     'the auditor can execute exactly the read functions');
 select is(
     (select string_agg(c.relname, ',') from pg_class as c

@@ -1,0 +1,152 @@
+"""Executes the local steps of actae.plans.tools: tools in asyncio tasks and worker threads.
+
+``await arun(step, client)`` under ActaeClient, ``run(step, client)`` under SyncActaeClient.
+Sync tools run in a daemon worker thread under both clients (so the caller can stop waiting
+for one, and a stopped tool never holds up the interpreter's exit as an executor thread
+would); async tools run as asyncio tasks (under the sync client, in the worker thread's own
+event loop). Private: nothing here is part of Actae's API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from actae.context import Tool, ToolContext
+from actae.plans import LocalStep
+from actae.plans.tools import Attempt, Outcome, Raised, Returned, Start, Stop, Wait
+
+STOP_GRACE = 1.0
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+class ThreadRun:
+    """A tool running in a daemon worker thread."""
+
+    def __init__(self, fn: Tool, ctx: ToolContext,
+                 on_done: Callable[[Outcome], None] | None = None) -> None:
+        self.fn, self.ctx, self.on_done = fn, ctx, on_done
+        self.done = threading.Event()
+        self.outcome: Outcome | None = None
+        # The caller's context (e.g. its trace span) goes with the tool into the thread.
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._main,),
+                                       name="actae-tool", daemon=True)
+        self.thread.start()
+
+    def _main(self) -> None:
+        outcome: Outcome
+        try:
+            value = self.fn(self.ctx)
+            if inspect.isawaitable(value):
+                value = asyncio.run(_await(value))
+            outcome = Returned(value)
+        except BaseException as exc:  # noqa: BLE001 - handed to the plan, which decides
+            outcome = Raised(exc)
+        self.outcome = outcome
+        self.done.set()
+        if self.on_done is not None:
+            self.on_done(outcome)
+
+
+def _task_outcome(task: asyncio.Future[Any]) -> Outcome:
+    if task.cancelled():
+        return Raised(asyncio.CancelledError())
+    error = task.exception()
+    return Raised(error) if error is not None else Returned(task.result())
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+async def _astart(step: Start) -> asyncio.Future[Any]:
+    fn, ctx = step.fn, step.ctx
+    task: asyncio.Future[Any]
+    if inspect.iscoroutinefunction(fn):
+        task = asyncio.ensure_future(fn(ctx))
+    else:  # a sync tool: a daemon thread, its outcome handed back to the loop
+        loop = asyncio.get_running_loop()
+        finished: asyncio.Future[Any] = loop.create_future()
+
+        def settle(outcome: Outcome) -> None:
+            if finished.done():
+                return  # stopped: nobody waits for it any more
+            if isinstance(outcome, Returned):
+                finished.set_result(outcome.value)
+            else:
+                finished.set_exception(outcome.error)
+
+        def hand_back(outcome: Outcome) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+                loop.call_soon_threadsafe(settle, outcome)
+
+        ThreadRun(fn, ctx, hand_back)
+        task = finished
+    task.add_done_callback(_retrieve)
+    return task
+
+
+async def _await_tool(step: Wait) -> Outcome | None:
+    task: asyncio.Future[Any] = step.handle
+    try:
+        await asyncio.wait({task}, timeout=step.timeout)
+    except asyncio.CancelledError:
+        task.cancel()  # the caller was cancelled: do not leave the tool running
+        raise
+    return _task_outcome(task) if task.done() else None
+
+
+async def _astop(step: Stop) -> Outcome | None:
+    step.ctx._stop.set()
+    task: asyncio.Future[Any] = step.handle
+    if not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=STOP_GRACE)
+    if task.done() and not task.cancelled():
+        return _task_outcome(task)
+    return None
+
+
+async def arun(step: LocalStep, client: Any) -> Any:
+    """Execute a local step under the asyncio client."""
+    if isinstance(step, Start):
+        return await _astart(step)
+    if isinstance(step, Wait):
+        return await _await_tool(step)
+    if isinstance(step, Stop):
+        return await _astop(step)
+    if isinstance(step, Attempt):
+        try:
+            return await client.run(step.call)
+        except Exception as exc:  # noqa: BLE001 - returned to the plan, which decides
+            return exc
+    raise TypeError(f"unknown local step {step!r}")
+
+
+def run(step: LocalStep, client: Any) -> Any:
+    """Execute a local step under the sync client."""
+    if isinstance(step, Start):
+        return ThreadRun(step.fn, step.ctx)
+    if isinstance(step, Wait):
+        thread_run: ThreadRun = step.handle
+        thread_run.done.wait(step.timeout)
+        return thread_run.outcome if thread_run.done.is_set() else None
+    if isinstance(step, Stop):
+        step.ctx._stop.set()
+        stopped: ThreadRun = step.handle
+        return stopped.outcome if stopped.done.is_set() else None
+    if isinstance(step, Attempt):
+        try:
+            return client.run(step.call)
+        except Exception as exc:  # noqa: BLE001 - returned to the plan, which decides
+            return exc
+    raise TypeError(f"unknown local step {step!r}")

@@ -1,0 +1,200 @@
+"""What every ``actae`` command shares: failures, options, one client, and output.
+
+A command module exports ``COMMANDS``: functions that each add one subcommand to the parser
+(``sub.add_parser(...)``) and set its ``handler``, a function of the parsed arguments that
+returns the exit status. A handler talks to the database only through the client that
+``open_client`` gives it and reports a readable failure by raising ``CommandError``; Actae
+and database errors become one line on stderr in ``actae.cli.main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+from pydantic import BaseModel
+
+from actae.client import SyncActaeClient
+from actae.errors import InvalidInput
+from actae.models import Execution
+
+# argparse has no public name for this type (generic only for type checkers)
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    Subparsers = argparse._SubParsersAction
+Command = Callable[[Subparsers], None]
+CONNECT_SECONDS = 10
+
+
+class CommandError(Exception):
+    """A one-line failure with its exit status."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def dsn_from(args: argparse.Namespace) -> str:
+    """--dsn, else $ACTAE_DSN, else exit status 2."""
+    dsn: str | None = getattr(args, "dsn", None) or os.environ.get("ACTAE_DSN")
+    if not dsn:
+        raise CommandError("no database given: pass --dsn or set ACTAE_DSN", code=2)
+    return dsn
+
+
+def common_options() -> argparse.ArgumentParser:
+    """--dsn and --json for a subcommand. They are also accepted before the subcommand
+    (``actae --json status``); given here they win, absent here they leave that value alone."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--dsn", default=argparse.SUPPRESS,
+                        help="PostgreSQL connection string (default: $ACTAE_DSN)")
+    parent.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print JSON instead of text")
+    return parent
+
+
+@contextmanager
+def open_client(args: argparse.Namespace) -> Iterator[SyncActaeClient]:
+    """A SyncActaeClient on one connection to the command's database. A database that cannot
+    be reached fails at once (within CONNECT_SECONDS) with libpq's own one-line reason, rather
+    than after the pool's retries."""
+    dsn = dsn_from(args)
+    try:
+        psycopg.connect(dsn, connect_timeout=CONNECT_SECONDS).close()
+    except psycopg.OperationalError as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise CommandError(f"cannot connect to the database: {reason}") from None
+    pool = ConnectionPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True},
+                          open=False, timeout=CONNECT_SECONDS)
+    with SyncActaeClient(pool=pool) as client:
+        pool.open(wait=True, timeout=CONNECT_SECONDS)
+        try:
+            yield client
+        finally:
+            pool.close()
+
+
+def parse_uuid(text: str, argument: str) -> uuid.UUID:
+    """An id given on the command line, or a one-line CommandError naming the argument."""
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise CommandError(f"{argument} must be a UUID, got {text!r}") from None
+
+
+@contextmanager
+def interval_argument(option: str, text: str | None) -> Iterator[None]:
+    """Turn PostgreSQL refusing ``text`` as an interval into one line naming the option."""
+    try:
+        yield
+    except InvalidInput as exc:
+        if text is not None and isinstance(exc.__cause__, psycopg.DataError):
+            raise CommandError(f"{option} must be an interval such as '30 days' or "
+                               f"'12 hours', got {text!r}") from None
+        raise
+
+
+# --- output -------------------------------------------------------------------------------
+
+def to_json(value: Any) -> str:
+    """JSON for a model, a list of models or plain data (models by their column names)."""
+    return json.dumps(_plain(value), default=str)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def cell(value: Any) -> str:
+    """One value as a short human string: times to the second in UTC, durations as 1h2m3s."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    if isinstance(value, timedelta):
+        return duration(value)
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, dict | list):
+        return json.dumps(value, default=str)
+    return str(value)
+
+
+def duration(value: timedelta) -> str:
+    """A duration as 2d3h, 4m5s, 0.250s (negative durations keep their sign)."""
+    seconds = value.total_seconds()
+    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
+    if seconds < 60:
+        return f"{sign}{seconds:.3f}s"
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        amount, seconds = divmod(seconds, size)
+        if amount >= 1:
+            parts.append(f"{int(amount)}{unit}")
+    return sign + "".join(parts[:2])
+
+
+def interval_text(value: timedelta) -> str:
+    """A duration in words that PostgreSQL also accepts as an interval: '7 days',
+    '1 day 12 hours', '1 hour 30 minutes', '0.5 seconds'."""
+    seconds = value.total_seconds()
+    sign, seconds = ("-", -seconds) if seconds < 0 else ("", seconds)
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        amount, seconds = divmod(seconds, size)
+        if amount >= 1:
+            parts.append(f"{int(amount)} {unit}{'s' if amount >= 2 else ''}")
+    if seconds or not parts:
+        number = f"{seconds:.6f}".rstrip("0").rstrip(".")
+        parts.append(f"{number} second{'' if number == '1' else 's'}")
+    return sign + " ".join(parts)
+
+
+def table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> str:
+    """Rows under upper-case headers, columns left-aligned and separated by two spaces."""
+    lines = [[h.upper() for h in headers]] + [[cell(v) for v in row] for row in rows]
+    if len(lines) == 1:
+        return "(none)"
+    widths = [max(len(line[i]) for line in lines) for i in range(len(headers))]
+    return "\n".join(
+        "  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
+        for line in lines
+    )
+
+
+def pairs(items: Iterable[tuple[str, Any]]) -> str:
+    """``label  value`` lines with the labels aligned."""
+    items = list(items)
+    width = max(len(label) for label, _ in items)
+    return "\n".join(f"{label.ljust(width)}  {cell(value)}" for label, value in items)
+
+
+EXECUTION_HEADERS = (
+    "execution_id", "channel", "key", "tool", "status", "attempt", "lease_expires", "cancel",
+)
+
+
+def execution_rows(executions: list[Execution]) -> list[tuple[Any, ...]]:
+    """Table rows for executions (EXECUTION_HEADERS)."""
+    return [
+        (e.id, e.channel_id, e.key_name, e.tool_name, e.status, e.attempt, e.lease_expires_at,
+         e.cancel_reason if e.cancel_requested else None)
+        for e in executions
+    ]

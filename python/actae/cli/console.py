@@ -1,0 +1,212 @@
+"""Console commands of the ``actae`` command line: console, timeline, forks, diff.
+
+``actae console`` serves the read-only web console (extra ``actae[console]``); the other
+three print the same reads in a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from actae.cli.base import CommandError, Subparsers, dsn_from, table, to_json
+from actae.client import ActaeClient, SyncActaeClient
+from actae.console.models import StateDiff, TimelineEntry
+from actae.errors import ActaeError
+
+
+def _reported(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Ledger errors (unknown channel, bad argument) become one line on stderr, status 1."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ActaeError as exc:
+            raise CommandError(str(exc)) from exc
+
+    return run
+
+
+def _dsn_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dsn", default=argparse.SUPPRESS,
+                   help="PostgreSQL connection string (default: $ACTAE_DSN)")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _timeline_line(r: TimelineEntry) -> tuple[Any, ...]:
+    if r.kind == "event":
+        what, detail = r.event_type, _short(r.payload)
+    else:
+        what = f"{r.tool_name} {r.key_name}"
+        flags = [f"attempt {r.attempt}"] if (r.attempt or 1) > 1 else []
+        if r.kind == "reclaimed" and r.ambiguous:
+            flags.append("AMBIGUOUS")
+        detail = " ".join([*flags, r.error or (_short(r.result) if r.kind == "completed" else "")])
+    return (r.clock, r.cursor, r.kind, r.at, what, detail.strip())
+
+
+TIMELINE_HEADERS = ("clock", "cursor", "kind", "at", "name", "details")
+
+
+def _print_timeline(rows: Iterable[TimelineEntry], as_json: bool, headers: bool) -> None:
+    rows = list(rows)
+    if as_json:
+        for r in rows:
+            print(to_json(r))
+        return
+    if rows:
+        text = table([_timeline_line(r) for r in rows], TIMELINE_HEADERS)
+        print(text if headers else "\n".join(text.splitlines()[2:]))
+
+
+def _run_timeline(args: argparse.Namespace) -> int:
+    dsn = dsn_from(args)
+    if args.follow:
+        return asyncio.run(_follow(dsn, args))
+    with SyncActaeClient(dsn, max_size=1) as client:
+        after = args.after
+        first = True
+        while True:
+            rows = client.timeline(args.channel_id, after, min(args.limit, 1000))
+            _print_timeline(rows, args.json, first)
+            first = False
+            if not rows or not args.all:
+                return 0
+            after = rows[-1].clock
+
+
+async def _follow(dsn: str, args: argparse.Namespace) -> int:
+    from actae.console.live import follow_timeline
+
+    seen: set[str] = set()
+    first = True
+    async with ActaeClient(dsn, max_size=1) as client:
+        try:
+            async for batch in follow_timeline(client, args.channel_id, args.after):
+                fresh = [r for r in batch if r.key not in seen]
+                seen.update(r.key for r in fresh)
+                _print_timeline(fresh, args.json, first)
+                first = False
+        except KeyboardInterrupt:
+            return 0
+    return 0
+
+
+def _add_timeline(sub: Subparsers) -> None:
+    p = sub.add_parser("timeline", help="a channel's events and tool calls in clock order")
+    p.add_argument("channel_id")
+    p.add_argument("--after", type=int, default=None, help="only rows after this clock")
+    p.add_argument("--limit", type=int, default=200, help="rows per page (at most 1000)")
+    p.add_argument("--all", action="store_true", help="every page, not just the first")
+    p.add_argument("--follow", action="store_true",
+                   help="keep printing new rows as events are recorded (LISTEN/NOTIFY)")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="one JSON object per line")
+    _dsn_option(p)
+    p.set_defaults(handler=_reported(_run_timeline))
+
+
+def _run_forks(args: argparse.Namespace) -> int:
+    with SyncActaeClient(dsn_from(args), max_size=1) as client:
+        nodes = client.fork_tree(args.channel_id, args.limit)
+    if args.json:
+        print(to_json(nodes))
+        return 0
+    for n in nodes:
+        marks = [f"@{n.fork_cursor}" if n.fork_cursor is not None else "root",
+                 f"head {n.head_cursor}"]
+        if n.run_status:
+            marks.append(n.run_status)
+        if n.failed:
+            marks.append(f"{n.failed} failed")
+        if n.ambiguous:
+            marks.append(f"{n.ambiguous} ambiguous")
+        if n.tool_policies:
+            marks.append(" ".join(f"{k}={v}" for k, v in sorted(n.tool_policies.items())))
+        name = n.channel_id + (f" ({n.display_name})" if n.display_name else "")
+        here = "  <" if n.channel_id == args.channel_id else ""
+        print(f"{'  ' * n.depth}{'└ ' if n.depth else ''}{name}  [{', '.join(marks)}]{here}")
+    return 0
+
+
+def _add_forks(sub: Subparsers) -> None:
+    p = sub.add_parser("forks", help="the fork tree a channel belongs to")
+    p.add_argument("channel_id")
+    p.add_argument("--limit", type=int, default=1000, help="at most this many channels")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print JSON instead of text")
+    _dsn_option(p)
+    p.set_defaults(handler=_reported(_run_forks))
+
+
+def _print_diff(d: StateDiff) -> None:
+    if d.common_ancestor is None:
+        print(f"{d.channel_a} and {d.channel_b} share no ancestor")
+    else:
+        print(f"common ancestor {d.common_ancestor}; they part after cursor {d.shared_cursor}"
+              f" ({d.channel_a} sees it to {d.cursor_a}, {d.channel_b} to {d.cursor_b})")
+    print(f"state versions {d.version_a} / {d.version_b}: {len(d.changes)} change(s)"
+          + (" (more not shown)" if d.truncated else ""))
+    for c in d.changes:
+        path = ".".join(c.path) or "(root)"
+        if c.op == "added":
+            print(f"+ {path} = {_short(c.b)}")
+        elif c.op == "removed":
+            print(f"- {path} = {_short(c.a)}")
+        else:
+            print(f"~ {path}: {_short(c.a)} -> {_short(c.b)}")
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    with SyncActaeClient(dsn_from(args), max_size=1) as client:
+        d = client.diff_states(args.channel_a, args.channel_b, args.limit)
+    if args.json:
+        print(to_json(d))
+    else:
+        _print_diff(d)
+    return 0
+
+
+def _add_diff(sub: Subparsers) -> None:
+    p = sub.add_parser("diff", help="how two channels relate and how their states differ")
+    p.add_argument("channel_a")
+    p.add_argument("channel_b")
+    p.add_argument("--limit", type=int, default=1000, help="at most this many changes")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                   help="print JSON instead of text")
+    _dsn_option(p)
+    p.set_defaults(handler=_reported(_run_diff))
+
+
+def _run_console(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from actae.console.app import create_app
+    except ImportError as exc:
+        raise CommandError(
+            "the console needs its extra: pip install 'actae[console]'", code=2) from exc
+    app = create_app(dsn_from(args), allow_writer=args.allow_writer)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _add_console(sub: Subparsers) -> None:
+    p = sub.add_parser("console", help="serve the read-only web console")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8480, help="port (default 8480)")
+    p.add_argument("--log-level", default="warning", help="uvicorn log level")
+    p.add_argument("--allow-writer", action="store_true",
+                   help="start even if the role can write (throwaway databases only)")
+    _dsn_option(p)
+    p.set_defaults(handler=_run_console)
+
+
+COMMANDS: list[Callable[[Subparsers], None]] = [_add_console, _add_timeline, _add_forks, _add_diff]

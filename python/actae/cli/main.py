@@ -1,0 +1,76 @@
+"""``actae``: the parser built from every command module's ``COMMANDS``, and ``main``.
+
+Global options (``--dsn``, ``--json``, ``--version``) go before or after the subcommand.
+Failures are one line on stderr: ``CommandError`` with its own status, Actae and database
+errors with status 1. A reader that closes the pipe early (``actae executions | head -1``)
+ends the command quietly with status 141, as a process killed by SIGPIPE would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from importlib import metadata
+
+import psycopg
+
+from actae.cli import admin, channels, console, demo, migrate, runs
+from actae.cli.base import Command, CommandError
+from actae.errors import ActaeError
+from actae.migrate import MigrationError
+
+COMMANDS: list[Command] = [*migrate.COMMANDS, *admin.COMMANDS, *channels.COMMANDS,
+                           *demo.COMMANDS, *runs.COMMANDS, *console.COMMANDS]
+BROKEN_PIPE_STATUS = 141
+
+
+def version() -> str:
+    """actae.__version__, else the installed distribution's version."""
+    import actae
+
+    found = getattr(actae, "__version__", None)
+    if found:
+        return str(found)
+    try:
+        return metadata.version("actae")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="actae", description="Actae: a durable-execution ledger for AI agents.")
+    parser.add_argument("--version", action="version", version=f"actae {version()}")
+    parser.add_argument("--dsn", help="PostgreSQL connection string (default: $ACTAE_DSN)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in COMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        status = int(args.handler(args))
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # Python would report the failed flush at exit; point stdout at nothing instead.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
+    except CommandError as exc:
+        return _fail(args, str(exc), exc.code)
+    except ActaeError as exc:
+        suffix = f" [{exc.sqlstate}]" if exc.sqlstate else ""
+        return _fail(args, f"{exc.message}{suffix}", 1)
+    except (MigrationError, psycopg.Error) as exc:
+        return _fail(args, str(exc), 1)
+
+
+def _fail(args: argparse.Namespace, message: str, code: int) -> int:
+    lines = message.strip().splitlines() or ["failed"]
+    print(f"actae {args.command}: {lines[0]}", file=sys.stderr)
+    return code

@@ -1,0 +1,44 @@
+"""``actae migrate [--status]``: apply pending migrations and reload the sql/ functions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from actae import migrate as migrations
+from actae.cli.base import Command, Subparsers, common_options, dsn_from
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    dsn = dsn_from(args)
+    if args.status:
+        rows = migrations.status(dsn)
+        if args.json:
+            print(json.dumps([_status_json(r) for r in rows]))
+        else:
+            for r in rows:
+                print(f"{r.state:<8} {r.name}")
+        return 0 if migrations.status_ok(rows) else 1
+    applied = migrations.migrate(dsn)
+    if args.json:
+        print(json.dumps(applied))
+    elif applied:
+        print("\n".join(f"applied {name}" for name in applied))
+    else:
+        print("migrations up to date; sql/ reloaded")
+    return 0
+
+
+def _status_json(row: migrations.MigrationStatus) -> dict[str, object]:
+    applied_at = row.applied_at.isoformat() if row.applied_at else None
+    return {"version": row.version, "name": row.name, "state": row.state, "applied_at": applied_at}
+
+
+def _add_migrate(sub: Subparsers) -> None:
+    p = sub.add_parser("migrate", parents=[common_options()],
+                       help="apply pending migrations and reload sql/ functions")
+    p.add_argument("--status", action="store_true", help="show applied/pending, change nothing")
+    p.set_defaults(handler=_migrate)
+
+
+COMMANDS: list[Command] = [_add_migrate]

@@ -1,0 +1,235 @@
+"""Run commands of the ``actae`` command line: worker, runs, run start|show|cancel, event send.
+
+    actae worker myapp.agents:worker [--queue Q] [--concurrency N]
+    actae runs [--status S] [--agent A] [--queue Q] [--limit N] [--json]
+    actae run start CHANNEL AGENT [--input JSON] [--queue Q] [--at ISO-TIME] [--max-attempts N]
+    actae run show CHANNEL [--json]
+    actae run cancel CHANNEL --reason TEXT
+    actae event send CHANNEL EVENT_TYPE [--payload JSON] [--operation-id ID]
+
+``COMMANDS`` lists the adders (one per top-level command); the command line registers them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from actae.cli.base import CommandError, Subparsers, dsn_from, pairs, table, to_json
+from actae.client import SyncActaeClient
+from actae.errors import ActaeError
+from actae.runs import RunRecord
+from actae.worker import Worker
+
+RUN_HEADERS = ("channel", "agent", "queue", "status", "attempt", "failures", "due_at",
+               "wake_reason", "worker")
+
+
+def _options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
+    p.add_argument("--dsn", default=argparse.SUPPRESS,
+                   help="PostgreSQL connection string (default: $ACTAE_DSN)")
+    if json_flag:
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print JSON instead of text")
+
+
+def _reported(handler: Callable[[argparse.Namespace], int]
+              ) -> Callable[[argparse.Namespace], int]:
+    """Actae's errors (AC409, AC404, ...) become one line on stderr and exit status 1."""
+
+    @functools.wraps(handler)
+    def command(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ActaeError as exc:
+            raise CommandError(f"{exc} ({exc.sqlstate})") from exc
+
+    return command
+
+
+def _client(args: argparse.Namespace) -> SyncActaeClient:
+    client = SyncActaeClient(dsn_from(args), max_size=1)
+    client.open()
+    return client
+
+
+def _json_arg(text: str | None, name: str) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{name} is not valid JSON: {exc}", code=2) from exc
+
+
+def _rows(runs: list[RunRecord]) -> list[tuple[Any, ...]]:
+    return [(r.channel_id, r.agent, r.queue, r.status, r.attempt, r.failures, r.due_at,
+             r.wake_reason, r.worker) for r in runs]
+
+
+def _show(run: RunRecord, as_json: bool) -> None:
+    if as_json:
+        print(to_json(run))
+        return
+    print(pairs([
+        ("channel", run.channel_id), ("agent", run.agent), ("queue", run.queue),
+        ("status", run.status), ("input", run.input), ("attempt", run.attempt),
+        ("failures", f"{run.failures} of {run.max_attempts}"), ("due at", run.due_at),
+        ("wake reason", run.wake_reason), ("worker", run.worker),
+        ("lease expires", run.lease_expires_at), ("sleeping on", run.sleep_key),
+        ("waiting for", run.wait_event_type and f"{run.wait_event_type} ({run.wait_key})"),
+        ("cancel requested", run.cancel_reason if run.cancel_requested else None),
+        ("result", run.result), ("error", run.error), ("finished at", run.finished_at),
+    ]))
+
+
+def load_worker(target: str) -> Worker:
+    """``module:attribute`` (the attribute may be a Worker or a function returning one)."""
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise CommandError(f"expected MODULE:WORKER, got {target!r}", code=2)
+    sys.path.insert(0, "")
+    try:
+        found: Any = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise CommandError(f"cannot load {target}: {exc}", code=2) from exc
+    if callable(found) and not isinstance(found, Worker):
+        found = found()
+    if not isinstance(found, Worker):
+        raise CommandError(f"{target} is not an actae.Worker", code=2)
+    return found
+
+
+def _worker(args: argparse.Namespace) -> int:
+    worker = load_worker(args.target)
+    if args.queue:
+        worker.queue = args.queue
+    if args.concurrency:
+        worker.concurrency = args.concurrency
+    print(f"actae worker {worker.name}: queue {worker.queue}, agents "
+          f"{', '.join(sorted(worker.agents))}, concurrency {worker.concurrency}",
+          file=sys.stderr, flush=True)
+    worker.run()
+    print(f"actae worker {worker.name}: stopped {worker.stats}", file=sys.stderr, flush=True)
+    return 0
+
+
+def _add_worker(sub: Subparsers) -> None:
+    p = sub.add_parser("worker", help="run a worker process: actae worker module:worker")
+    p.add_argument("target", help="MODULE:ATTRIBUTE naming an actae.Worker")
+    p.add_argument("--queue", help="override the worker's queue")
+    p.add_argument("--concurrency", type=int, help="override the worker's concurrency")
+    p.set_defaults(handler=_worker)
+
+
+@_reported
+def _runs(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        found = client.list_runs(args.queue, args.status, args.agent, args.limit)
+    print(to_json(found) if args.json else table(_rows(found), RUN_HEADERS))
+    return 0
+
+
+def _add_runs(sub: Subparsers) -> None:
+    p = sub.add_parser("runs", help="list runs (oldest first)")
+    _options(p)
+    p.add_argument("--status", choices=("queued", "running", "sleeping", "waiting",
+                                        "completed", "failed", "cancelled"))
+    p.add_argument("--agent")
+    p.add_argument("--queue")
+    p.add_argument("--limit", type=int, default=100)
+    p.set_defaults(handler=_runs)
+
+
+@_reported
+def _run_start(args: argparse.Namespace) -> int:
+    run_at = None
+    if args.at:
+        try:
+            run_at = datetime.fromisoformat(args.at)
+        except ValueError as exc:
+            raise CommandError(f"--at is not an ISO time: {args.at}", code=2) from exc
+    with _client(args) as client:
+        started = client.start_run(args.channel, args.agent, _json_arg(args.input, "--input"),
+                                   args.queue, run_at, args.max_attempts)
+    if args.json:
+        print(to_json(started))
+    else:
+        print(f"run {started.channel_id} {started.outcome}: {started.status}, due "
+              f"{started.due_at}")
+    return 0
+
+
+@_reported
+def _run_show(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        _show(client.get_run(args.channel), args.json)
+    return 0
+
+
+@_reported
+def _run_cancel(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        done = client.cancel_run(args.channel, args.reason)
+    if args.json:
+        print(to_json(done))
+    else:
+        print(f"run {done.channel_id} {done.outcome}: {done.status}")
+    return 0
+
+
+def _add_run(sub: Subparsers) -> None:
+    p = sub.add_parser("run", help="start, show or cancel one run")
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    start = verbs.add_parser("start", help="start a run of AGENT on CHANNEL")
+    _options(start)
+    start.add_argument("channel")
+    start.add_argument("agent")
+    start.add_argument("--input", help="the agent's input as JSON")
+    start.add_argument("--queue", default="default")
+    start.add_argument("--at", help="start no earlier than this ISO time")
+    start.add_argument("--max-attempts", type=int, default=5)
+    start.set_defaults(handler=_run_start)
+    show = verbs.add_parser("show", help="one run in detail")
+    _options(show)
+    show.add_argument("channel")
+    show.set_defaults(handler=_run_show)
+    cancel = verbs.add_parser("cancel", help="cancel a run (role actae_operator)")
+    _options(cancel)
+    cancel.add_argument("channel")
+    cancel.add_argument("--reason", required=True)
+    cancel.set_defaults(handler=_run_cancel)
+
+
+@_reported
+def _event_send(args: argparse.Namespace) -> int:
+    with _client(args) as client:
+        done = client.record_event(args.channel, args.event_type,
+                                   _json_arg(args.payload, "--payload"), args.operation_id)
+    if args.json:
+        print(to_json(done))
+    else:
+        print(f"event {args.event_type} {done.outcome} in {args.channel} at cursor {done.cursor}")
+    return 0
+
+
+def _add_event(sub: Subparsers) -> None:
+    p = sub.add_parser("event", help="send an event to a channel (e.g. an approval)")
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    send = verbs.add_parser("send", help="record EVENT_TYPE in CHANNEL; wakes a run waiting "
+                                         "for it")
+    _options(send)
+    send.add_argument("channel")
+    send.add_argument("event_type")
+    send.add_argument("--payload", help="the event's payload as JSON")
+    send.add_argument("--operation-id", help="idempotency key: sending twice records once")
+    send.set_defaults(handler=_event_send)
+
+
+COMMANDS: list[Callable[[Subparsers], None]] = [_add_worker, _add_runs, _add_run, _add_event]

@@ -1,0 +1,247 @@
+"""The console's ASGI app: server-rendered pages over the console reads, live timeline via SSE.
+
+Every page is plain HTML (Jinja2, autoescaped) and works with JavaScript off; only the live
+update of an open timeline uses a few lines of script (EventSource). All database access
+goes through ActaeClient. Pages are bounded: a timeline page holds at most TIMELINE_ROWS
+rows, lists and trees have fixed caps, and long JSON values are cut to JSON_CHARS characters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from actae.client import ActaeClient
+from actae.console import tree
+from actae.console.live import follow_timeline
+from actae.console.models import TimelineEntry
+from actae.errors import ActaeError, InvalidInput, NotFound
+
+TIMELINE_ROWS = 200
+LIST_ROWS = 50
+LEDGER_ROWS = 200
+TREE_NODES = 200
+DIFF_CHANGES = 500
+TRAIL_RESULTS = 200
+JSON_CHARS = 20_000
+MAX_STREAMS = 8
+RUN_STATUSES = ("queued", "running", "sleeping", "waiting", "completed", "failed", "cancelled")
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+class ConsoleRoleCanWrite(RuntimeError):
+    """The console was given a DSN whose role can write to the ledger."""
+
+
+def pretty(value: Any, limit: int = JSON_CHARS) -> str:
+    """Indented JSON, cut to `limit` characters (the rest is counted, not shown)."""
+    text = json.dumps(value, indent=2, ensure_ascii=False, default=str, sort_keys=True)
+    if len(text) > limit:
+        return f"{text[:limit]}\n… ({len(text) - limit} more characters not shown)"
+    return text
+
+
+def when(value: datetime | None) -> str:
+    return "-" if value is None else value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def query(base: str, **params: Any) -> str:
+    """A URL with the non-empty parameters encoded."""
+    kept = {k: v for k, v in params.items() if v not in (None, "")}
+    return f"{base}?{urlencode(kept)}" if kept else base
+
+
+_ENV.filters["pretty"] = pretty
+_ENV.filters["when"] = when
+_ENV.globals["url"] = query
+
+
+def render(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    return HTMLResponse(_ENV.get_template(name).render(**context), status_code=status_code)
+
+
+def timeline_rows_html(rows: list[TimelineEntry], channel_id: str) -> str:
+    """The <tr> rows of a timeline (the page and the live stream render the same rows)."""
+    return _ENV.get_template("_timeline_rows.html").render(rows=rows, channel_id=channel_id)
+
+
+def _text(params: Mapping[str, str], name: str) -> str | None:
+    value = params.get(name, "").strip()
+    return value or None
+
+
+def _int(params: Mapping[str, str], name: str) -> int | None:
+    value = _text(params, name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{name} must be a whole number") from exc
+
+
+def _time(params: Mapping[str, str], name: str) -> datetime | None:
+    value = _text(params, name)
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{name} must be an ISO date or time") from exc
+
+
+def _json_object(params: Mapping[str, str], name: str) -> dict[str, Any] | None:
+    value = _text(params, name)
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{name} must be a JSON object") from exc
+    if not isinstance(parsed, dict):
+        raise InvalidInput(f"{name} must be a JSON object")
+    return parsed
+
+
+def _required(params: Mapping[str, str], name: str) -> str:
+    value = _text(params, name)
+    if value is None:
+        raise InvalidInput(f"{name} is required")
+    return value
+
+
+def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
+    """The console app for the database at `dsn`. It refuses to start when the DSN's role can
+    write to the ledger (unless allow_writer, for a throwaway database)."""
+    client = ActaeClient(dsn, max_size=MAX_STREAMS + 4)
+    streams = asyncio.Semaphore(MAX_STREAMS)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await client.open()
+        try:
+            if not allow_writer and await client.role_can_write():
+                raise ConsoleRoleCanWrite(
+                    "the console's database role can write to the ledger; connect as a "
+                    "role granted only actae_auditor (see docs/console.md)"
+                )
+            yield
+        finally:
+            await client.close()
+
+    async def index(request: Request) -> Response:
+        p = request.query_params
+        filters = {
+            "status": _text(p, "status"), "agent": _text(p, "agent"), "tag": _text(p, "tag"),
+            "parent": _text(p, "parent"), "metadata": _text(p, "metadata"),
+            "created_after": _text(p, "created_after"),
+            "created_before": _text(p, "created_before"),
+        }
+        rows = await client.list_channels(
+            metadata=_json_object(p, "metadata"), parent_channel_id=filters["parent"],
+            created_after=_time(p, "created_after"), created_before=_time(p, "created_before"),
+            status=filters["status"], agent=filters["agent"], tag=filters["tag"],
+            before_created_at=_time(p, "before_created_at"),
+            before_channel_id=_text(p, "before_channel_id"), max_rows=LIST_ROWS,
+        )
+        next_url = None
+        if len(rows) == LIST_ROWS:
+            last = rows[-1]
+            next_url = query("/", **filters, before_created_at=last.created_at.isoformat(),
+                             before_channel_id=last.channel_id)
+        return render("index.html", rows=rows, filters=filters, next_url=next_url,
+                      statuses=RUN_STATUSES)
+
+    async def channel(request: Request) -> Response:
+        p = request.query_params
+        channel_id = _required(p, "id")
+        after = _int(p, "after")
+        info = await client.get_channel(channel_id)
+        rows = await client.timeline(channel_id, after, TIMELINE_ROWS)
+        next_page = await client.timeline(
+            channel_id, rows[-1].clock, 1) if rows else []
+        nodes = await client.fork_tree(channel_id, TREE_NODES)
+        ledger = await client.list_executions(channel_id, max_rows=LEDGER_ROWS)
+        summary = next((n for n in nodes if n.channel_id == channel_id), None)
+        last_clock = rows[-1].clock if rows else after
+        live = not next_page
+        return render(
+            "channel.html", channel=info, summary=summary, rows=rows,
+            rows_html=timeline_rows_html(rows, channel_id), after=after,
+            next_url=query("/channel", id=channel_id, after=rows[-1].clock) if next_page else None,
+            live_url=query("/channel/stream", id=channel_id, after=last_clock) if live else None,
+            ledger=ledger, ledger_full=len(ledger) == LEDGER_ROWS,
+            tree=tree.layout(nodes), nodes=nodes, tree_full=len(nodes) == TREE_NODES,
+            box_w=tree.BOX_W, box_h=tree.BOX_H,
+        )
+
+    async def state_at(request: Request) -> Response:
+        p = request.query_params
+        channel_id = _required(p, "id")
+        info = await client.get_channel(channel_id)
+        cursor = _int(p, "cursor")
+        if cursor is None:
+            cursor = info.head_cursor
+        trail = await client.decision_trail(channel_id, cursor, TRAIL_RESULTS)
+        return render("state.html", channel=info, trail=trail,
+                      results_full=len(trail.tool_results) == TRAIL_RESULTS)
+
+    async def diff(request: Request) -> Response:
+        p = request.query_params
+        a, b = _required(p, "a"), _required(p, "b")
+        result = await client.diff_states(a, b, DIFF_CHANGES)
+        return render("diff.html", diff=result)
+
+    async def stream(request: Request) -> Response:
+        p = request.query_params
+        channel_id = _required(p, "id")
+        after = _int(p, "after")
+        await client.get_channel(channel_id)
+        if streams.locked():
+            return Response("too many live views open", status_code=503)
+
+        async def events() -> AsyncIterator[str]:
+            async with streams:
+                yield "retry: 2000\n\n"
+                async for batch in follow_timeline(client, channel_id, after):
+                    html = timeline_rows_html(batch, channel_id)
+                    data = "".join(f"data: {line}\n" for line in html.splitlines() or [""])
+                    yield f"event: rows\n{data}\n"
+
+        return StreamingResponse(
+            events(), media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def on_error(request: Request, exc: Exception) -> Response:
+        status = 404 if isinstance(exc, NotFound) else 400
+        return render("error.html", status_code=status, status=status, message=str(exc))
+
+    routes = [
+        Route("/", index),
+        Route("/channel", channel),
+        Route("/channel/state", state_at),
+        Route("/channel/stream", stream),
+        Route("/diff", diff),
+    ]
+    return Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers={ActaeError: on_error},
+    )
+

@@ -1,0 +1,144 @@
+"""The one hook through which Actae's clients report what they do: logging and tracing.
+
+Both clients pass every call through ``observer`` (``client.run``) and wrap ``run_tool`` and
+``compensate`` in ``observer.plan(...)``. ``observer = None`` is the bare client; the default is
+:class:`Observer`, which logs on the standard logger ``actae``:
+
+* WARNING ``ambiguous takeover``: a claim reclaimed an execution whose previous attempt ended
+  with no recorded outcome (its effect may have happened);
+* INFO ``reclaimed``: a claim took over an execution after a retryable failure;
+* WARNING ``lost lease``: a heartbeat, completion, failure or trace write was refused with
+  AC423 (another worker owns the execution now);
+* INFO ``cancellation requested`` (seen on a heartbeat) and ``cancelled`` (the attempt was
+  failed as cancelled).
+
+Each record carries the facts in ``record.actae`` (channel_id, key_name, tool_name,
+execution_id, fence, attempt, ambiguous, ...). ``actae.otel.instrument()`` installs a subclass
+that also opens a span per call. An observer's work for one call is a generator, like a plan:
+it yields the calls to execute (the caller's first) and returns the caller's result, so the
+same code serves the asyncio and the blocking client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
+from typing import Any
+
+from actae import calls
+from actae.errors import ActaeError, LeaseLost
+from actae.models import Claim, Execution
+
+logger = logging.getLogger("actae")
+
+Steps = Generator["calls.Call[Any]", Any, Any]
+_NAMES: dict[str, str] = {}
+
+
+def call_name(call: calls.Call[Any]) -> str:
+    """The Actae function a call runs (``claim_execution``...), read from its SQL once."""
+    name = _NAMES.get(call.sql)
+    if name is None:
+        text = call.sql
+        start = text.find("actae.")
+        name = text[start + 6:].split("(", 1)[0].split()[0] if start >= 0 else "sql"
+        _NAMES[call.sql] = name
+    return name
+
+
+def facts_of(row: Execution) -> dict[str, Any]:
+    return {
+        "channel_id": row.channel_id, "key_name": row.key_name, "tool_name": row.tool_name,
+        "execution_id": str(row.id), "fence": row.fence, "attempt": row.attempt,
+        "ambiguous": row.ambiguous, "status": row.status,
+    }
+
+
+class Observer:
+    """Logs takeovers, lost leases and cancellations (see the module docstring). Subclass
+    and override :meth:`steps` and :meth:`plan` to do more."""
+
+    def steps(self, call: calls.Call[Any]) -> Steps:
+        try:
+            result = yield call
+        except LeaseLost as error:
+            self.lost_lease(call, error)
+            raise
+        self.returned(call, result)
+        return result
+
+    @contextlib.contextmanager
+    def plan(self, name: str, arguments: Mapping[str, Any]) -> Iterator[None]:
+        """Around one run_tool / compensate (``name``) with its keyword arguments."""
+        yield
+
+    # --- what is logged ----------------------------------------------------------------------
+
+    def returned(self, call: calls.Call[Any], result: Any) -> None:
+        if isinstance(result, Claim):
+            if result.status == "reclaimed":
+                self.reclaimed(result)
+        elif isinstance(result, Execution):
+            if result.cancel_requested and result.status in ("claimed", "in_progress"):
+                self.log(logging.INFO, "cancellation requested for execution %s (%s): %s",
+                         result, result.cancel_reason)
+            elif (result.status == "failed" and (result.error or "").startswith("cancelled:")
+                  and call_name(call) == "fail_execution"):
+                self.log(logging.INFO, "cancelled execution %s (%s): %s", result, result.error)
+
+    def reclaimed(self, claim: Claim) -> None:
+        row = claim.execution
+        if row.ambiguous:
+            self.log(logging.WARNING, "ambiguous takeover of execution %s (%s): the previous"
+                     " attempt ended with no recorded outcome; fence %s, attempt %s", row,
+                     row.fence, row.attempt)
+        else:
+            self.log(logging.INFO, "reclaimed execution %s (%s) after a retryable failure;"
+                     " fence %s, attempt %s", row, row.fence, row.attempt)
+
+    def lost_lease(self, call: calls.Call[Any], error: ActaeError) -> None:
+        facts = {"function": call_name(call), **dict(error.detail or {})}
+        if logger.isEnabledFor(logging.WARNING):
+            logger.warning("lost lease: %s of execution %s refused: %s", facts["function"],
+                           call.params.get("execution_id"), error, extra={"actae": facts})
+
+    def log(self, level: int, message: str, row: Execution, *args: Any) -> None:
+        if logger.isEnabledFor(level):
+            label = f"{row.channel_id}/{row.key_name}"
+            logger.log(level, message, row.id, label, *args, extra={"actae": facts_of(row)})
+
+    # --- drivers ------------------------------------------------------------------------------
+
+    async def arun(self, execute: Callable[[calls.Call[Any]], Awaitable[Any]],
+                   call: calls.Call[Any]) -> Any:
+        steps = self.steps(call)
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                step = steps.send(value) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                value, error = await execute(step), None
+            except Exception as exc:  # noqa: BLE001 - handed to the steps, which re-raise
+                value, error = None, exc
+
+    def run(self, execute: Callable[[calls.Call[Any]], Any], call: calls.Call[Any]) -> Any:
+        steps = self.steps(call)
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                step = steps.send(value) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                value, error = execute(step), None
+            except Exception as exc:  # noqa: BLE001 - handed to the steps, which re-raise
+                value, error = None, exc
+
+
+#: The observer both clients report to; None turns reporting off entirely.
+observer: Observer | None = Observer()

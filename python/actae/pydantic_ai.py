@@ -1,0 +1,212 @@
+"""Durable Pydantic AI agents: every tool call through run_tool, every model turn recorded.
+
+    from actae.pydantic_ai import ActaeDurability
+
+    agent = Agent(model, tools=[charge_customer], capabilities=[ActaeDurability(client)])
+    result = await agent.run("refund order 4471", run_id="refund-4471")
+
+``ActaeDurability`` is a Pydantic AI *capability* (``pydantic_ai.capabilities.AbstractCapability``,
+the framework's extension point for cross-cutting behaviour) using two of its hooks:
+
+* ``wrap_model_request``: the run's Actae channel is its ``run_id``. Before a model request at
+  step N it looks for the event with ``operation_id = "model:N"`` (event type
+  ``pydantic_ai.model_response``) in the channel; when present, the recorded ``ModelResponse``
+  is returned and the model is not called (no tokens spent). Otherwise the model is called and
+  its response recorded with that operation_id before any tool of the turn runs.
+* ``wrap_tool_execute``: each tool call is ``client.run_tool`` in the run's channel with
+  ``key_name = "<tool_name>:<tool_call_id>"``. A replayed model turn carries the same tool-call
+  ids, so a resumed run claims the same executions: a completed one replays its stored result,
+  one whose worker died is reclaimed (``ambiguous``) and re-run with the same idempotency key.
+  Inside the tool, :func:`current_tool` returns the Actae ``ToolContext`` (idempotency key,
+  fence, attempt, ambiguous). ``ModelRetry`` or ``ToolFailed`` raised by a tool is recorded as the
+  tool's outcome and raised again on replay, so the model sees the same retry prompt on resume.
+
+Resume = run the agent again with the same ``run_id`` (and the same prompt): recorded turns
+replay, completed tools replay, the rest runs live. A fork (``client.fork_channel``) of the run
+at the cursor of turn N, run with the fork's channel id as ``run_id``, replays turns 1..N and
+their tools and calls the model from turn N+1 on.
+
+Per tool (``dedup_fields`` and ``lease_seconds`` as in run_tool): ``ActaeDurability(client,
+dedup_fields={"charge_customer": ["order_id"]})``, or ``metadata={"actae": {"dedup_fields":
+[...], "lease_seconds": 30, "durable": False}}`` on the tool. Tool results are stored as JSON
+(``pydantic_core.to_jsonable_python``); a tool returns that JSON form on replay.
+
+Streamed runs (``run_stream``) go through the same hook: a turn is recorded when its stream
+has completed, and a replayed turn is delivered whole, without calling the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field, replace
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.capabilities.abstract import (
+    ValidatedToolArgs,
+    WrapModelRequestHandler,
+    WrapToolExecuteHandler,
+)
+from pydantic_ai.exceptions import (
+    ModelRetry,
+    ToolFailed,
+    ToolFailedError,
+    ToolRetryError,
+    UserError,
+)
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, ToolCallPart
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.tools import RunContext, ToolDefinition
+from pydantic_core import to_jsonable_python
+
+from actae._replay import current_tool, recorded_turns, running
+from actae.client import ActaeClient
+from actae.context import ToolContext
+
+__all__ = ["MODEL_EVENT", "ActaeDurability", "ReplayDiverged", "current_tool", "turn_operation"]
+
+#: event_type of a recorded model turn.
+MODEL_EVENT = "pydantic_ai.model_response"
+#: a tool's ModelRetry / ToolFailed is recorded as its result {mark: message} and raised again
+#: on replay, so the model of a resumed run sees the same retry prompt or failure.
+_OUTCOMES: dict[str, type[Exception]] = {
+    "__actae_model_retry__": ModelRetry, "__actae_tool_failed__": ToolFailed,
+}
+
+
+def turn_operation(run_step: int) -> str:
+    """The operation_id a model turn is recorded under."""
+    return f"model:{run_step}"
+
+
+class ReplayDiverged(UserError):
+    """A recorded model turn was asked for with a different conversation: the run was resumed
+    with another prompt, agent or tool set. Start a new run_id (or fork) instead."""
+
+
+def _digest(messages: Sequence[Any]) -> str:
+    """A fingerprint of what the model is asked: text, tool calls and tool results, not
+    timestamps or ids the framework generates afresh on every run."""
+
+    def parts(message: Any) -> list[Any]:
+        out = []
+        for part in getattr(message, "parts", []):
+            kind = getattr(part, "part_kind", type(part).__name__)
+            if kind in ("system-prompt", "user-prompt", "text", "retry-prompt"):
+                out.append([kind, to_jsonable_python(getattr(part, "content", None))])
+            elif kind in ("tool-call", "tool-return"):
+                out.append([kind, part.tool_name, part.tool_call_id])
+        return out
+
+    text = json.dumps([parts(m) for m in messages], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _dump_response(response: ModelResponse) -> Any:
+    return ModelMessagesTypeAdapter.dump_python([response], mode="json")[0]
+
+
+def _load_response(payload: Any) -> ModelResponse:
+    message = ModelMessagesTypeAdapter.validate_python([payload])[0]
+    assert isinstance(message, ModelResponse)
+    return message
+
+
+@dataclass
+class ActaeDurability(AbstractCapability[Any]):
+    """Make an agent's tool calls and model turns durable in Actae (see the module docstring).
+    The channel is the run's ``run_id``: pass ``run_id=`` to ``agent.run`` to resume a run."""
+
+    client: ActaeClient
+    _: KW_ONLY
+    dedup_fields: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    lease_seconds: int = 60
+    record_model_turns: bool = True
+    _recorded: dict[str, Any] | None = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None
+
+    async def for_run(self, ctx: RunContext[Any]) -> ActaeDurability:
+        return replace(self)  # a fresh copy per run: its own map of recorded turns
+
+    def _channel(self, ctx: RunContext[Any]) -> str:
+        if not ctx.run_id:
+            raise UserError("ActaeDurability needs a run_id: pass run_id= to agent.run")
+        return ctx.run_id
+
+    async def _recorded_turns(self, channel_id: str) -> dict[str, Any]:
+        if self._recorded is None:
+            self._recorded = await recorded_turns(self.client, channel_id, MODEL_EVENT)
+        return self._recorded
+
+    async def wrap_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext,
+        handler: WrapModelRequestHandler,
+    ) -> ModelResponse:
+        if not self.record_model_turns:
+            return await handler(request_context)
+        channel_id = self._channel(ctx)
+        operation_id = turn_operation(ctx.run_step)
+        digest = _digest(request_context.messages)
+        recorded = (await self._recorded_turns(channel_id)).get(operation_id)
+        if recorded is not None:
+            if recorded.get("request_sha256") != digest:
+                raise ReplayDiverged(
+                    f"run {channel_id!r} turn {ctx.run_step} was recorded for another "
+                    "conversation; resume with the same prompt, or use a new run_id"
+                )
+            return _load_response(recorded["response"])
+        response = await handler(request_context)
+        payload = {
+            "run_step": ctx.run_step, "request_sha256": digest,
+            "model_name": response.model_name, "response": _dump_response(response),
+            "usage": to_jsonable_python(response.usage),
+        }
+        await self.client.record_event(channel_id, MODEL_EVENT, payload, operation_id)
+        return response
+
+    def _tool_settings(self, tool_def: ToolDefinition) -> dict[str, Any]:
+        metadata = tool_def.metadata or {}
+        settings = dict(metadata.get("actae") or {})
+        if "dedup_fields" not in settings and tool_def.name in self.dedup_fields:
+            settings["dedup_fields"] = list(self.dedup_fields[tool_def.name])
+        return settings
+
+    async def wrap_tool_execute(
+        self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition,
+        args: ValidatedToolArgs, handler: WrapToolExecuteHandler,
+    ) -> Any:
+        settings = self._tool_settings(tool_def)
+        if settings.get("durable") is False:
+            return await handler(args)
+
+        raised: list[Exception] = []
+
+        async def body(actx: ToolContext) -> Any:
+            try:
+                with running(actx):
+                    return to_jsonable_python(await handler(args))
+            except (ToolRetryError, ToolFailedError) as error:  # outcomes the model sees
+                cause = error.__cause__
+                for mark, kind in _OUTCOMES.items():
+                    if type(cause) is kind:
+                        raised.append(error)
+                        return {mark: cause.message}  # type: ignore[attr-defined]
+                raise
+
+        result = await self.client.run_tool(
+            body, channel_id=self._channel(ctx),
+            key_name=f"{call.tool_name}:{call.tool_call_id}", tool_name=call.tool_name,
+            params=to_jsonable_python(args), dedup_fields=settings.get("dedup_fields"),
+            lease_seconds=int(settings.get("lease_seconds", self.lease_seconds)),
+        )
+        if isinstance(result, dict) and len(result) == 1 and next(iter(result)) in _OUTCOMES:
+            if raised:
+                raise raised[0]  # this run raised it: as the framework raised it
+            mark, message = next(iter(result.items()))
+            raise _OUTCOMES[mark](message)  # a replay: the framework converts it as before
+        return result

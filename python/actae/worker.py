@@ -1,0 +1,430 @@
+"""actae.Worker: executes runs (SPEC section 7) until they finish.
+
+    worker = Worker(dsn_or_client, queue="default", concurrency=8)
+
+    @worker.agent("refund")
+    async def refund(run: Run) -> dict:
+        order = await run.tool(lookup_order, key="lookup", params={...})
+        approval = await run.wait_for_event("approval", timeout=timedelta(days=2), key="approve")
+        await run.sleep(timedelta(seconds=30), key="cool-off")
+        return await run.tool(issue_refund, key="refund", params={...})
+
+    worker.run()               # blocking entry point; `await worker.run_async()` in asyncio
+
+How a run executes. The worker claims a due run (``claim_run``) and calls its agent from the
+top. Every completed tool call replays from the ledger (``run.tool`` is ``client.run_tool``
+on the run's channel); an elapsed sleep and a received event pass through. When the agent
+returns, ``complete_run`` records its JSON result; when it raises, ``fail_run`` records the
+error (retried with backoff unless it is an :class:`~actae.PermanentError`).
+``run.sleep`` / ``run.wait_for_event`` that must wait *park* the run in the database (its
+token dies) and unwind the agent with an internal ``BaseException`` (so ``except Exception``
+in agent code does not catch it); the worker records nothing more and moves on. The run is
+claimed again — by any worker — when its timer fires or its event arrives.
+
+Prefetch. Once per attempt, before the agent runs, one read (``list_executions(channel,
+'completed')``) loads the channel's completed executions; a tool call whose key, tool name,
+params and dedup fields match one of them returns the stored result with no round trip. Any
+difference falls through to ``run_tool``, which lets the database decide (replay or
+``AC409``), so the shortcut never changes an answer. Results a fork inherits are not in that
+read; they replay through ``run_tool`` (one round trip each).
+
+Keys. ``key=`` names a step explicitly (recommended: stable across code changes). Without
+it, the key is derived deterministically from the step's position: ``<tool name>#<n>`` for
+the n-th call of that tool in this execution of the agent, ``sleep#<n>`` and
+``wait:<event type>#<n>``, ``transition:<event type>#<n>``. Derived keys are correct as
+long as the agent takes the same path on every re-execution (branch only on recorded
+results, the input, received events); an agent that branches on anything else must pass
+explicit keys.
+
+Liveness. The worker heartbeats each run every third of its lease. A heartbeat that says
+``cancel_requested`` cancels the agent task and ends the run as cancelled (``fail_run``); a
+heartbeat that finds the run taken over (``LeaseLost``: this worker stalled past its lease)
+cancels the agent task and records nothing: the new owner's writes win and this worker's
+late ones are rejected by the fences. The worker LISTENs on its queue's topic, so a run
+that becomes due now (started, or its event arrived) is claimed at once; timers and lapsed
+leases are found by polling every ``poll_interval`` seconds (default 1 s) while idle.
+
+Shutdown. SIGTERM or SIGINT (with ``run()``/``install_signal_handlers``), or ``stop()``:
+the worker stops claiming, lets running agents finish for up to ``shutdown_grace`` seconds
+(default 30), then cancels the rest without recording anything: their leases lapse and
+another worker reclaims them, as after a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import os
+import signal
+import socket
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import sql
+
+from actae.client import ActaeClient
+from actae.context import Tool
+from actae.errors import ActaeError, LeaseLost, PermanentError, VersionConflict
+from actae.models import Execution
+from actae.runs import RunRecord, WaitResult
+
+log = logging.getLogger("actae.worker")
+
+Agent = Callable[["Run"], Awaitable[Any]]
+A = TypeVar("A", bound=Agent)
+
+
+class _Parked(BaseException):  # noqa: N818 - control flow, not an error
+    """Unwinds an agent whose run was parked (sleeping/waiting) or ended while parking."""
+
+
+class Run:
+    """What an agent gets: the run's input and the durable steps on its channel."""
+
+    def __init__(self, worker: Worker, record: RunRecord) -> None:
+        assert record.claim_token is not None
+        self.worker = worker
+        self.client = worker.client
+        self.record = record
+        self.channel_id = record.channel_id
+        self.agent = record.agent
+        self.input: Any = record.input
+        self.attempt = record.attempt
+        self.wake_reason = record.wake_reason
+        self.claim_token = record.claim_token
+        self.cancel_requested = False
+        self._counters: dict[str, int] = {}
+        self._completed: dict[str, Execution] = {}
+        #: tool calls answered from the prefetched executions in this attempt.
+        self.prefetch_hits = 0
+
+    def _key(self, given: str | None, prefix: str) -> str:
+        if given is not None:
+            return given
+        n = self._counters.get(prefix, 0) + 1
+        self._counters[prefix] = n
+        return f"{prefix}#{n}"
+
+    async def tool(
+        self,
+        fn: Tool,
+        *,
+        key: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        tool_name: str | None = None,
+        dedup_fields: Sequence[str] | None = None,
+        reconcile: Tool | None = None,
+        lease_seconds: int = 60,
+    ) -> Any:
+        """``run_tool`` on the run's channel: the tool runs at most once per successful
+        outcome of its key; a completed one replays (from the prefetch when it matches)."""
+        name = tool_name or getattr(fn, "__name__", "tool")
+        key_name = self._key(key, name)
+        args: dict[str, Any] = dict(params or {})
+        done = self._completed.get(key_name)
+        if done is not None and _same_call(done, name, args, dedup_fields):
+            self.prefetch_hits += 1
+            return done.result
+        return await self.client.run_tool(
+            fn, channel_id=self.channel_id, key_name=key_name, tool_name=name, params=args,
+            dedup_fields=dedup_fields, lease_seconds=lease_seconds, reconcile=reconcile,
+        )
+
+    async def sleep(self, duration: timedelta | float, *, key: str | None = None) -> None:
+        """Sleep durably: returns at once when the (first recorded) wake time has passed,
+        else parks the run until then (the agent unwinds; it resumes from the top)."""
+        sleep_key = self._key(key, "sleep")
+        done = await self.client.sleep_run(self.channel_id, self.claim_token, sleep_key,
+                                           duration)
+        if done.outcome != "elapsed":
+            raise _Parked(done.outcome)
+
+    async def wait_for_event(
+        self, event_type: str, *, timeout: timedelta | float, key: str | None = None
+    ) -> WaitResult:
+        """Wait durably for an event of ``event_type`` recorded in the run's channel (e.g.
+        ``actae event send <channel> approval --payload '{"approved": true}'``). Returns the
+        received event (``.payload``) or, once the deadline passed, a result with
+        ``.timed_out``; otherwise parks the run until one of the two happens."""
+        wait_key = self._key(key, f"wait:{event_type}")
+        done = await self.client.wait_for_event(self.channel_id, self.claim_token, wait_key,
+                                                event_type, timeout)
+        if done.outcome in ("waiting", "cancelled"):
+            raise _Parked(done.outcome)
+        return done
+
+    async def transition(
+        self, event_type: str, payload: Any = None, state: Any = None, *,
+        key: str | None = None,
+    ) -> int:
+        """Record state on the run's channel (``transition_state``) exactly once per key:
+        re-executions replay it (operation id ``run:<key>``). Returns the state version."""
+        operation_id = "run:" + self._key(key, f"transition:{event_type}")
+        for _ in range(8):
+            channel = await self.client.get_channel(self.channel_id)
+            try:
+                done = await self.client.transition_state(
+                    self.channel_id, event_type, payload, state, channel.state_version,
+                    operation_id=operation_id)
+                return done.version
+            except VersionConflict:
+                continue  # someone else transitioned in between; read the version again
+        raise VersionConflict(f"channel {self.channel_id} kept changing", {})
+
+    async def record_event(self, event_type: str, payload: Any = None, *,
+                           key: str | None = None) -> int:
+        """Append an event to the run's channel exactly once per key; returns its cursor."""
+        operation_id = "run:" + self._key(key, f"event:{event_type}")
+        done = await self.client.record_event(self.channel_id, event_type, payload,
+                                              operation_id)
+        return done.cursor
+
+
+def _canonical(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def _same_call(done: Execution, tool_name: str, params: dict[str, Any],
+               dedup_fields: Sequence[str] | None) -> bool:
+    fields = None if dedup_fields is None else sorted(set(dedup_fields))
+    try:
+        same_params = _canonical(params) == done.params
+    except (TypeError, ValueError):
+        return False
+    return done.tool_name == tool_name and done.dedup_fields == fields and same_params
+
+
+class Worker:
+    """Claims due runs of one queue and executes their agents (see the module docstring)."""
+
+    def __init__(
+        self,
+        client: ActaeClient | str,
+        queue: str = "default",
+        concurrency: int = 8,
+        *,
+        name: str | None = None,
+        lease_seconds: int = 60,
+        poll_interval: float = 1.0,
+        shutdown_grace: float = 30.0,
+        prefetch: bool = True,
+    ) -> None:
+        if isinstance(client, str):
+            self._dsn: str | None = client
+            self.client = ActaeClient(client, max_size=concurrency + 2)
+        else:
+            self._dsn = None
+            self.client = client
+        self.queue = queue
+        self.concurrency = concurrency
+        self.name = name or f"{socket.gethostname()}:{os.getpid()}"
+        self.lease_seconds = lease_seconds
+        self.poll_interval = poll_interval
+        self.shutdown_grace = shutdown_grace
+        self.prefetch = prefetch
+        self.agents: dict[str, Agent] = {}
+        self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: runs this worker completed, failed (or ended as cancelled), parked, abandoned
+        #: (stopped at shutdown or taken over), and writes the fences rejected (LeaseLost).
+        self.stats = {"completed": 0, "failed": 0, "parked": 0, "abandoned": 0,
+                      "lease_lost": 0}
+
+    def agent(self, name: str) -> Callable[[A], A]:
+        """Register ``async def fn(run: Run)`` as the agent ``name``."""
+
+        def register(fn: A) -> A:
+            if not inspect.iscoroutinefunction(fn):
+                raise TypeError(f"agent {name} must be an async function")
+            self.agents[name] = fn
+            return fn
+
+        return register
+
+    def stop(self) -> None:
+        """Stop claiming; running agents get ``shutdown_grace`` seconds to finish. Safe to
+        call from any thread."""
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            loop.call_soon_threadsafe(self._stop_now)
+        else:
+            self._stop_now()
+
+    def _stop_now(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+
+    def run(self, *, install_signal_handlers: bool = True) -> None:
+        """Blocking entry point: run until SIGTERM/SIGINT (or stop())."""
+        asyncio.run(self.run_async(install_signal_handlers=install_signal_handlers))
+
+    async def run_async(self, *, install_signal_handlers: bool = False,
+                        until_idle: bool = False) -> None:
+        """Claim and execute runs until stop() (or, with until_idle, until nothing is due
+        and nothing is running)."""
+        if not self.agents:
+            raise ValueError("register at least one agent with @worker.agent(name)")
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        if install_signal_handlers:
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(sig, self.stop)
+        owns_client = self._dsn is not None or self.client.pool.closed
+        if owns_client:
+            await self.client.open()
+        listener = asyncio.create_task(self._listen())
+        try:
+            await self._claim_loop(until_idle)
+            await self._drain()
+        finally:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+            if install_signal_handlers:
+                for sig in (signal.SIGTERM, signal.SIGINT):
+                    loop.remove_signal_handler(sig)
+            if owns_client:
+                await self.client.close()
+
+    async def _claim_loop(self, until_idle: bool) -> None:
+        agents = sorted(self.agents)
+        while not self._stopping.is_set():
+            self._wake.clear()
+            claimed_any = False
+            while len(self._tasks) < self.concurrency and not self._stopping.is_set():
+                try:
+                    record = await self.client.claim_run(self.queue, self.name, agents,
+                                                         self.lease_seconds)
+                except (ActaeError, psycopg.Error, OSError) as exc:
+                    log.warning("claim_run failed (%s); retrying", exc)
+                    break
+                if record is None:
+                    break
+                claimed_any = True
+                task = asyncio.create_task(self._execute(record))
+                self._tasks.add(task)
+                task.add_done_callback(self._finished)
+            if until_idle and not claimed_any and not self._tasks:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._wake.set()
+
+    async def _drain(self) -> None:
+        if not self._tasks:
+            return
+        _, pending = await asyncio.wait(set(self._tasks), timeout=self.shutdown_grace)
+        for task in pending:
+            task.cancel()  # nothing is recorded: the lease lapses, another worker reclaims
+        if pending:
+            await asyncio.wait(pending)
+
+    async def _listen(self) -> None:
+        """LISTEN on the queue's topic; every notification wakes the claim loop."""
+        delay = 0.1
+        while True:
+            try:
+                conninfo = self._dsn or self.client.pool.conninfo
+                async with await psycopg.AsyncConnection.connect(
+                    conninfo, autocommit=True
+                ) as conn:
+                    topic = await self.client.queue_topic(self.queue, conn=conn)
+                    await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+                    delay = 0.1
+                    self._wake.set()  # catch up on anything announced while not listening
+                    async for _ in conn.notifies():
+                        self._wake.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - keep listening across server restarts
+                log.debug("queue listener reconnecting after %s", exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.poll_interval)
+
+    async def _execute(self, record: RunRecord) -> None:
+        run = Run(self, record)
+        agent_task = asyncio.create_task(self._call_agent(run))
+        beat = asyncio.create_task(self._heartbeat(run, agent_task))
+        try:
+            # Cancelled here only at shutdown (after the grace period): the agent task is
+            # cancelled with us and nothing is recorded, so the lease lapses.
+            outcome = await agent_task
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+        await self._record(run, outcome)
+
+    async def _call_agent(self, run: Run) -> tuple[str, Any]:
+        try:
+            if self.prefetch:
+                done = await self.client.list_executions(run.channel_id, "completed",
+                                                         max_rows=100000)
+                run._completed = {e.key_name: e for e in done}
+            return ("completed", await self.agents[run.agent](run))
+        except _Parked:
+            return ("parked", None)
+        except asyncio.CancelledError:
+            return ("stopped", None)
+        except LeaseLost as exc:
+            return ("lost", exc)
+        except Exception as exc:  # noqa: BLE001 - recorded with fail_run
+            return ("failed", exc)
+
+    async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:
+        interval = self.lease_seconds / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                row = await self.client.heartbeat_run(run.channel_id, run.claim_token)
+            except LeaseLost:
+                self.stats["lease_lost"] += 1
+                agent_task.cancel()  # taken over: stop, record nothing
+                return
+            except (ActaeError, psycopg.Error, OSError) as exc:
+                log.warning("heartbeat of run %s failed (%s)", run.channel_id, exc)
+                continue
+            if row.cancel_requested:
+                run.cancel_requested = True
+                agent_task.cancel()
+                return
+
+    async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
+        kind, value = outcome
+        if kind == "parked":
+            self.stats["parked"] += 1
+            return
+        try:
+            if kind == "completed":
+                await self.client.complete_run(run.channel_id, run.claim_token, value)
+                self.stats["completed"] += 1
+            elif kind == "stopped" and run.cancel_requested:
+                await self.client.fail_run(run.channel_id, run.claim_token, "cancelled",
+                                           retryable=False)
+                self.stats["failed"] += 1
+            elif kind == "failed":
+                error = f"{type(value).__qualname__}: {value}".rstrip(": ")[:16000]
+                await self.client.fail_run(run.channel_id, run.claim_token, error,
+                                           retryable=not isinstance(value, PermanentError))
+                self.stats["failed"] += 1
+            else:
+                # Taken over (a fenced write was LeaseLost) or stopped at shutdown: the run's
+                # next owner decides; nothing is recorded here.
+                self.stats["abandoned"] += 1
+                if kind == "lost":
+                    self.stats["lease_lost"] += 1
+        except LeaseLost:
+            self.stats["abandoned"] += 1  # too late: another worker owns the run now
+            self.stats["lease_lost"] += 1
+        except (ActaeError, psycopg.Error, OSError) as exc:
+            log.warning("recording the end of run %s failed (%s)", run.channel_id, exc)

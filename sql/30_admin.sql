@@ -1,0 +1,307 @@
+-- Administering the ledger: cancellation, closing channels, key lifetimes and retention.
+-- cancel_execution and purge are for role actae_operator only (sql/90_grants.sql);
+-- close_channel and set_key_ttl are part of the agent API too (an agent closes its own run).
+
+-- actae.cancel_execution — ask for an execution to stop.
+-- Guarantees:
+--   * claimed / in_progress: the request is recorded (cancel_requested_at, cancel_reason);
+--     the owner's next heartbeat returns cancel_requested = true and the owner fails the
+--     execution, which fail_execution records as status cancelled (not retryable). If the
+--     owner is gone, the next claim ends it as cancelled, error 'cancelled: <reason>',
+--     instead of reclaiming (outcome failed). An owner that completes anyway wins: the
+--     effect happened, so its result is recorded.
+--   * failed retryably (nobody owns it): cancelled at once, error 'cancelled: <reason>'.
+--   * Repeating the call with the same reason is a no-op that returns the row.
+-- Raises: AC400 bad argument (reason is 1..4096 bytes), AC404 unknown execution, AC409 the
+-- execution already completed or failed for good, or was cancelled with another reason.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
+create or replace function actae.cancel_execution(
+    p_execution_id uuid,
+    p_reason text,
+    p_channel_id text default null
+) returns actae.execution_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.executions;
+    v_now timestamptz := actae._now();
+    v_channel_id text;
+begin
+    perform actae._require(p_execution_id is null, 'execution_id');
+    perform actae._check_text(p_reason, 'reason');
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
+    select e.* into v_row from actae.executions as e
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
+    for update;
+    if not found then
+        perform actae._raise(
+            'AC404', format('execution %s does not exist', p_execution_id),
+            jsonb_build_object('execution_id', p_execution_id)
+        );
+    end if;
+    if v_row.cancel_requested_at is not null then
+        if v_row.cancel_reason = p_reason then
+            return actae._execution_row(v_row, null, false);
+        end if;
+        perform actae._raise(
+            'AC409',
+            format('execution %s was already cancelled with another reason', p_execution_id),
+            jsonb_build_object(
+                'execution_id', p_execution_id, 'stored_reason', v_row.cancel_reason,
+                'given_reason', p_reason, 'status', v_row.status
+            )
+        );
+    end if;
+    if v_row.status = 'completed' or (v_row.status = 'failed' and not v_row.retryable) then
+        perform actae._raise(
+            'AC409',
+            format('cannot cancel execution %s: it is already %s', p_execution_id, v_row.status),
+            jsonb_build_object(
+                'execution_id', p_execution_id, 'status', v_row.status,
+                'result', v_row.result, 'error', v_row.error
+            )
+        );
+    end if;
+    update actae.executions as e set
+        cancel_requested_at = v_now,
+        cancel_reason = p_reason,
+        status = case when e.status = 'failed' then 'cancelled' else e.status end,
+        retryable = case when e.status = 'failed' then false else e.retryable end,
+        error = case when e.status = 'failed' then 'cancelled: ' || p_reason else e.error end,
+        finished_at = case when e.status = 'failed' then v_now else e.finished_at end
+    where e.channel_id = v_row.channel_id and e.key_name = v_row.key_name
+    returning e.* into v_row;
+    return actae._execution_row(v_row, null, false);
+end;
+$$;
+
+-- actae.close_channel — mark a run as over, which starts its retention clock.
+-- Guarantees: closed_at is set once (closing again returns the channel unchanged). Closing
+-- blocks nothing: a closed channel can still be read, written and forked, but purge deletes
+-- it once it has been closed and quiet (nothing recorded, claimed or finished) for purge's
+-- older_than, nothing in it is in flight, and no live fork inherits from it.
+-- Raises: AC400 bad channel_id, AC404 unknown channel.
+create or replace function actae.close_channel(
+    p_channel_id text
+) returns actae.channel_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels;
+    v_now timestamptz := actae._now();
+begin
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._lock_channel(p_channel_id, false);
+    update actae.channels as c set closed_at = coalesce(c.closed_at, v_now)
+    where c.channel_id = p_channel_id
+    returning c.* into v_channel;
+    return actae._channel_row(v_channel);
+end;
+$$;
+
+-- actae.set_key_ttl — how long the finished execution keys of a channel keep replaying.
+-- Guarantees: a finished (completed, failed, cancelled) execution of the channel replays
+-- for at least key_ttl after it finished; after that purge may delete it, and a claim of
+-- that key once it is purged is a new operation (outcome claimed, attempt 1). Null clears
+-- the lifetime (keys live as long as the channel). Purge applies the lifetime in force when
+-- it runs, to old keys too. The channel is created on first use. A fork has its own lifetime (not
+-- inherited); a key a live fork inherits is never purged.
+-- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years.
+create or replace function actae.set_key_ttl(
+    p_channel_id text,
+    p_key_ttl interval
+) returns actae.channel_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id');
+    if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years' then
+        perform actae._raise(
+            'AC400', 'key_ttl must be between 1 second and 100 years',
+            jsonb_build_object('argument', 'key_ttl', 'key_ttl', p_key_ttl::text)
+        );
+    end if;
+    perform actae._lock_channel(p_channel_id, true);
+    update actae.channels as c set key_ttl = p_key_ttl
+    where c.channel_id = p_channel_id
+    returning c.* into v_channel;
+    return actae._channel_row(v_channel);
+end;
+$$;
+
+-- actae.purge — delete what is past its lifetime, one bounded batch per call.
+-- Guarantees:
+--   * A closed channel is deleted whole (executions, events, snapshots, operation ids and
+--     the channel row, atomically) when closed_at and its last activity (last own event,
+--     last claim, last finish) are older than older_than, none of its executions is
+--     claimed or in_progress, and no other channel lists it in its lineage (a live fork, or
+--     a fork's fork, still inherits its prefix). Ancestors become purgeable once their
+--     forks are purged.
+--   * In a channel with a key lifetime (set_key_ttl), finished executions (not in flight)
+--     that finished more than key_ttl ago are deleted, except completed ones a live fork
+--     inherits (completed_clock <= the fork's lineage clock for this channel).
+--   * Nothing claimed or in_progress is ever deleted; events and snapshots of open
+--     channels are never deleted.
+--   * One call deletes about batch_size rows: whole channels until the budget is spent (a
+--     channel bigger than the budget is still deleted whole, alone), then expired keys.
+--     more = true when the budget ran out: call again (the CLI loops). Rows locked by
+--     running transactions are skipped, not waited for.
+-- Raises: AC400 older_than null or negative, batch_size not 1..100000.
+create or replace function actae.purge(
+    p_older_than interval,
+    p_batch_size integer default 1000
+) returns actae.purge_result
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_now timestamptz := actae._now();
+    v_cutoff timestamptz;
+    v_budget bigint := p_batch_size;
+    v_done actae.purge_result := row(0, 0, 0, 0, 0, false)::actae.purge_result;
+    v_channel actae.channels;
+    v_candidate actae.channels;
+    v_count bigint;
+    v_fork_clock bigint;
+begin
+    perform actae._require(p_older_than is null, 'older_than');
+    if p_older_than < interval '0' then
+        perform actae._raise(
+            'AC400', 'older_than must not be negative',
+            jsonb_build_object('argument', 'older_than', 'older_than', p_older_than::text)
+        );
+    end if;
+    perform actae._require(p_batch_size is null, 'batch_size');
+    perform actae._check_range(p_batch_size, 'batch_size', 1);
+    v_cutoff := v_now - p_older_than;
+
+    -- Candidates are read without a lock, then each is locked (skipped when locked) in a
+    -- statement on its own channel, which re-checks it against the latest row version.
+    for v_candidate in
+        select c.* from actae.channels as c
+        where c.closed_at < v_cutoff
+        order by c.closed_at, c.channel_id
+    loop
+        exit when v_budget <= 0;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = v_candidate.channel_id and c.closed_at < v_cutoff
+        for update skip locked;
+        continue when not found;
+        -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
+        -- fork or a write that committed before we locked the channel is seen.
+        continue when actae._purge_blocked(v_channel, v_cutoff);
+        delete from actae.executions as e
+        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status);
+        get diagnostics v_count = row_count;
+        v_done.executions := v_done.executions + v_count;
+        v_budget := v_budget - v_count;
+        delete from actae.events as e where e.channel_id = v_channel.channel_id;
+        get diagnostics v_count = row_count;
+        v_done.events := v_done.events + v_count;
+        v_budget := v_budget - v_count;
+        delete from actae.snapshots as s where s.channel_id = v_channel.channel_id;
+        get diagnostics v_count = row_count;
+        v_done.snapshots := v_done.snapshots + v_count;
+        v_budget := v_budget - v_count;
+        delete from actae.operations as o where o.channel_id = v_channel.channel_id;
+        get diagnostics v_count = row_count;
+        v_done.operations := v_done.operations + v_count;
+        v_budget := v_budget - v_count;
+        delete from actae.channels as c where c.channel_id = v_channel.channel_id;
+        v_done.channels := v_done.channels + 1;
+        v_budget := v_budget - 1;
+    end loop;
+
+    -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from
+    -- being created while we decide what its forks inherit (forks lock it FOR NO KEY UPDATE).
+    for v_candidate in
+        select c.* from actae.channels as c
+        where c.key_ttl is not null
+            and exists (
+                select 1 from actae.executions as e
+                where e.channel_id = c.channel_id
+                    and not actae._in_flight(e.status)
+                    and e.finished_at < v_now - c.key_ttl
+            )
+        order by c.channel_id
+    loop
+        exit when v_budget <= 0;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = v_candidate.channel_id and c.key_ttl is not null
+        for share skip locked;
+        continue when not found;
+        -- The latest clock of this channel that a live fork inherits up to (completions
+        -- at or before it are inherited), read under the lock.
+        select max(s.clock) into v_fork_clock
+        from actae.channels as f
+        cross join lateral unnest(f.lineage_ids, f.lineage_clocks) as s (channel_id, clock)
+        where f.parent_channel_id is not null and s.channel_id = v_channel.channel_id;
+        with doomed as (
+            select e.key_name from actae.executions as e
+            where e.channel_id = v_channel.channel_id
+                and not actae._in_flight(e.status)
+                and e.finished_at < v_now - v_channel.key_ttl
+                and not (e.status = 'completed'
+                    and coalesce(e.completed_clock <= v_fork_clock, false))
+            order by e.finished_at
+            limit v_budget
+            for update skip locked
+        )
+
+        delete from actae.executions as e
+        using doomed as d
+        where e.channel_id = v_channel.channel_id and e.key_name = d.key_name
+            and not actae._in_flight(e.status);
+        get diagnostics v_count = row_count;
+        v_done.executions := v_done.executions + v_count;
+        v_budget := v_budget - v_count;
+    end loop;
+
+    v_done.more := v_budget <= 0;
+    return v_done;
+end;
+$$;
+
+-- actae._purge_blocked — true when a closed channel must be kept for now: a channel lists
+-- it in its lineage, one of its executions is in flight, or something happened in it at
+-- or after p_cutoff (an own event recorded, an execution claimed or finished).
+create or replace function actae._purge_blocked(
+    p_channel actae.channels,
+    p_cutoff timestamptz
+) returns boolean
+language plpgsql
+stable
+as $$
+begin
+    return exists (
+        select 1 from actae.channels as f
+        where f.parent_channel_id is not null
+            and f.lineage_ids @> array[p_channel.channel_id]
+    ) or exists (
+        select 1 from actae.executions as e
+        where e.channel_id = p_channel.channel_id
+            and (actae._in_flight(e.status)
+                or e.claimed_at >= p_cutoff or e.finished_at >= p_cutoff)
+    ) or exists (
+        select 1 from actae.events as e
+        where e.channel_id = p_channel.channel_id
+            and e.cursor = p_channel.head_cursor
+            and e.recorded_at >= p_cutoff
+    );
+end;
+$$;

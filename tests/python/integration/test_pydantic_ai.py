@@ -1,0 +1,192 @@
+"""actae.pydantic_ai in-process against a real database, with Pydantic AI's own TestModel and
+FunctionModel (no network): replay of recorded turns and tools, divergence, ModelRetry, per-tool
+settings. The SIGKILL/resume/fork tests are in test_pydantic_ai_and_openai_agents_crash.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.models.test import TestModel
+
+from actae import ActaeClient
+from actae.pydantic_ai import ActaeDurability, ReplayDiverged, current_tool
+
+# --- in-process: the framework's own test models ----------------------------------------------
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_test_model_run_replays_fully_on_second_run(dsn: str, unique: Callable[..., str]) -> None:
+    calls: list[str] = []
+
+    async def scenario() -> tuple[str, str, Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            model = TestModel()
+            agent = Agent(model, capabilities=[ActaeDurability(client)])
+
+            @agent.tool_plain
+            def weather(city: str) -> str:
+                tool = current_tool()
+                assert tool is not None and tool.idempotency_key.startswith("actae-")
+                calls.append(city)
+                return f"sunny in {city}"
+
+            run_id = unique("pai-test-model")
+            first = await agent.run("weather?", run_id=run_id)
+            assert model.last_model_request_parameters is not None  # the model was asked
+            model.last_model_request_parameters = None
+            second = await agent.run("weather?", run_id=run_id)
+            return first.output, second.output, model.last_model_request_parameters
+
+    first, second, asked_again = run(scenario())
+    assert first == second
+    assert asked_again is None  # TestModel was not called by the second run
+    assert len(calls) == 1  # the tool ran once; the second run replayed it
+
+
+def test_function_model_is_not_called_for_recorded_turns(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    turns: list[int] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        turns.append(len(messages))
+        if not any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
+            return ModelResponse(parts=[ToolCallPart("add", {"a": 2, "b": 3})])
+        return ModelResponse(parts=[TextPart("five")])
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(FunctionModel(respond), capabilities=[ActaeDurability(client)])
+
+            @agent.tool_plain
+            def add(a: int, b: int) -> int:
+                return a + b
+
+            run_id = unique("pai-function-model")
+            assert (await agent.run("2+3?", run_id=run_id)).output == "five"
+            assert len(turns) == 2
+            assert (await agent.run("2+3?", run_id=run_id)).output == "five"
+            assert len(turns) == 2  # both turns replayed from the ledger
+            with pytest.raises(ReplayDiverged, match="turn 1"):
+                await agent.run("something else", run_id=run_id)
+
+    run(scenario())
+
+
+def test_model_retry_is_recorded_and_replayed(dsn: str, unique: Callable[..., str]) -> None:
+    tool_calls: list[int] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        parts = [p for m in messages for p in m.parts]
+        retries = sum(isinstance(p, RetryPromptPart) or getattr(p, "outcome", None) == "retried"
+                      for p in parts)
+        if sum(isinstance(p, ToolReturnPart) for p in parts) > retries:
+            return ModelResponse(parts=[TextPart("charged")])
+        amount = 0 if retries == 0 else 4200
+        return ModelResponse(parts=[ToolCallPart("charge", {"amount_cents": amount})])
+
+    async def scenario() -> tuple[Any, Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(FunctionModel(respond), capabilities=[ActaeDurability(client)])
+
+            @agent.tool_plain
+            def charge(amount_cents: int) -> str:
+                tool_calls.append(amount_cents)
+                if amount_cents <= 0:
+                    raise ModelRetry("amount_cents must be positive")
+                return f"charged {amount_cents}"
+
+            run_id = unique("pai-retry")
+            first = await agent.run("charge", run_id=run_id)
+            second = await agent.run("charge", run_id=run_id)
+            rows = await client.list_executions(run_id)
+            return (first.output, second.output), sorted(
+                (r.params["amount_cents"], r.status, json.dumps(r.result)) for r in rows)
+
+    outputs, rows = run(scenario())
+    assert outputs == ("charged", "charged")
+    assert tool_calls == [0, 4200]  # each ran once; the retry was replayed, not re-run
+    assert rows == [(0, "completed", json.dumps({"__actae_model_retry__":
+                                                  "amount_cents must be positive"})),
+                    (4200, "completed", json.dumps("charged 4200"))]
+
+
+def test_non_durable_tool_and_dedup_fields(dsn: str, unique: Callable[..., str]) -> None:
+    calls: list[str] = []
+
+    async def scenario() -> list[Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(TestModel(), capabilities=[ActaeDurability(
+                client, dedup_fields={"pay": ["order_id"]}, lease_seconds=30)])
+
+            @agent.tool_plain(metadata={"actae": {"durable": False}})
+            def clock() -> str:
+                calls.append("clock")
+                return "noon"
+
+            @agent.tool_plain
+            def pay(order_id: str, note: str) -> str:
+                calls.append("pay")
+                return "paid"
+
+            run_id = unique("pai-settings")
+            await agent.run("go", run_id=run_id)
+            await agent.run("go", run_id=run_id)
+            return await client.list_executions(run_id)
+
+    rows = run(scenario())
+    assert calls.count("clock") == 2  # not durable: runs every time
+    assert calls.count("pay") == 1
+    assert [(r.tool_name, r.dedup_fields, r.lease_seconds) for r in rows] == [
+        ("pay", ["order_id"], 30)]
+
+
+def test_streamed_turns_are_recorded_and_replayed(dsn: str, unique: Callable[..., str]) -> None:
+    streams: list[int] = []
+    tool_runs: list[str] = []
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        streams.append(1)
+        if not any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
+            yield {0: DeltaToolCall(name="weather", json_args='{"city": "Paris"}',
+                                    tool_call_id=f"call_{len(streams)}")}
+        else:
+            yield "It is "
+            yield "sunny."
+
+    async def scenario() -> list[str]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(FunctionModel(stream_function=stream),
+                          capabilities=[ActaeDurability(client)])
+
+            @agent.tool_plain
+            def weather(city: str) -> str:
+                tool_runs.append(city)
+                return "sunny"
+
+            run_id = unique("pai-stream")
+            texts = []
+            for _ in range(2):
+                async with agent.run_stream("weather?", run_id=run_id) as result:
+                    texts.append(await result.get_output())
+            return texts
+
+    assert run(scenario()) == ["It is sunny.", "It is sunny."]
+    assert len(streams) == 2  # the second run replayed both streamed turns
+    assert tool_runs == ["Paris"]

@@ -1,0 +1,79 @@
+"""`actae runs`, `actae run start|show|cancel`, `actae event send` and `actae worker` against a
+real database, through the command line's own entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from actae import SyncActaeClient
+from actae.cli.main import main
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_start_show_list_event_cancel(dsn: str, unique: Callable[..., str],
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    queue, channel = unique("q"), unique("run")
+    started = _json(capsys, "run", "start", channel, "refund", "--input", '{"order": 1}',
+                    "--queue", queue, "--dsn", dsn, "--json")
+    assert isinstance(started, dict) and started["outcome"] == "started"
+    shown = _json(capsys, "run", "show", channel, "--dsn", dsn, "--json")
+    assert isinstance(shown, dict) and shown["status"] == "queued"
+    assert shown["claim_token"] is None
+    listed = _json(capsys, "runs", "--queue", queue, "--status", "queued", "--dsn", dsn,
+                   "--json")
+    assert isinstance(listed, list) and [r["channel_id"] for r in listed] == [channel]
+    sent = _json(capsys, "event", "send", channel, "approval", "--payload",
+                 '{"approved": true}', "--operation-id", "ok", "--dsn", dsn, "--json")
+    assert isinstance(sent, dict) and sent["outcome"] == "recorded"
+    again = _json(capsys, "event", "send", channel, "approval", "--payload",
+                  '{"approved": true}', "--operation-id", "ok", "--dsn", dsn, "--json")
+    assert isinstance(again, dict) and again["outcome"] == "replayed"
+    assert main(["run", "cancel", channel, "--reason", "test", "--dsn", dsn]) == 0
+    assert f"run {channel} cancelled: cancelled" in capsys.readouterr().out
+    assert main(["run", "start", channel, "other", "--dsn", dsn]) == 1
+    assert "(AC409)" in capsys.readouterr().err
+    assert main(["event", "send", channel, "x", "--payload", "{bad", "--dsn", dsn]) == 2
+    assert main(["runs", "--queue", queue, "--dsn", dsn]) == 0
+    assert "cancelled" in capsys.readouterr().out
+
+
+def test_worker_command_runs_a_module_worker(dsn: str, unique: Callable[..., str],
+                                             tmp_path: Path) -> None:
+    queue, channel = unique("q"), unique("run")
+    (tmp_path / "cli_agents.py").write_text(
+        "import os\nfrom actae import Worker\n"
+        f"worker = Worker(os.environ['ACTAE_DSN'], queue={queue!r}, poll_interval=0.1)\n"
+        "@worker.agent('echo')\nasync def echo(run):\n    return {'echo': run.input}\n")
+    env = {**os.environ, "ACTAE_DSN": dsn,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "actae", "worker", "cli_agents:worker"],
+                            env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        with SyncActaeClient(dsn) as client:
+            client.start_run(channel, "echo", [1, 2], queue)
+            deadline = time.monotonic() + 30
+            while client.get_run(channel).status != "completed":
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            assert client.get_run(channel).result == {"echo": [1, 2]}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "'completed': 1" in err
+    assert main(["worker", "no_such_module:worker"]) == 2

@@ -1,0 +1,119 @@
+"""The run functions through both clients: every builder round-trips its row into the
+models, errors map to the driver's exceptions, and NOTIFY announces runs that become due
+now (start_run; an awaited event) and only those."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from actae import (
+    ActaeClient,
+    IdempotencyConflict,
+    InvalidInput,
+    LeaseLost,
+    NotFound,
+    SyncActaeClient,
+)
+
+
+@pytest.fixture
+def client(dsn: str) -> SyncActaeClient:
+    with SyncActaeClient(dsn) as c:
+        yield c
+
+
+def test_whole_lifecycle_through_the_sync_client(client: SyncActaeClient,
+                                                  unique: Callable[..., str]) -> None:
+    queue, channel = unique("q"), unique("run")
+    started = client.start_run(channel, "refund", {"order_id": 7}, queue)
+    assert (started.outcome, started.status, started.claim_token) == ("started", "queued", None)
+    assert client.start_run(channel, "refund", {"order_id": 7}, queue).outcome == "replayed"
+    with pytest.raises(IdempotencyConflict):
+        client.start_run(channel, "refund", {"order_id": 8}, queue)
+
+    claimed = client.claim_run(queue, "w1", ["refund"], 30)
+    assert claimed is not None and claimed.claim_token is not None
+    assert (claimed.outcome, claimed.wake_reason, claimed.lease_seconds) == (
+        "claimed", "start", 30)
+    assert client.claim_run(queue, "w2") is None
+    token = claimed.claim_token
+
+    beat = client.heartbeat_run(channel, token, 45)
+    assert beat.cancel_requested is False and beat.lease_seconds == 30
+    assert client.sleep_run(channel, token, "zero", timedelta(0)).outcome == "elapsed"
+    nap = client.sleep_run(channel, token, "nap", timedelta(seconds=90))
+    assert nap.outcome == "sleeping" and nap.wake_at > datetime.now(UTC)
+    with pytest.raises(LeaseLost):
+        client.heartbeat_run(channel, token)
+
+    assert client.get_run(channel).status == "sleeping"
+    assert [r.channel_id for r in client.list_runs(queue, "sleeping")] == [channel]
+    cancelled = client.cancel_run(channel, "not needed")
+    assert (cancelled.outcome, cancelled.status) == ("cancelled", "cancelled")
+    with pytest.raises(NotFound):
+        client.get_run(unique("none"))
+    with pytest.raises(InvalidInput):
+        client.list_runs(status="asleep")
+
+
+def test_wait_complete_and_fail_through_the_async_client(dsn: str,
+                                                         unique: Callable[..., str]) -> None:
+    async def main() -> None:
+        async with ActaeClient(dsn) as client:
+            queue, channel = unique("q"), unique("run")
+            await client.start_run(channel, "a", None, queue, max_attempts=2)
+            claimed = await client.claim_run(queue, "w")
+            assert claimed is not None and claimed.claim_token is not None
+            token = claimed.claim_token
+            waited = await client.wait_for_event(channel, token, "ok", "approval", 0)
+            assert waited.timed_out and waited.payload is None
+            failed = await client.fail_run(channel, token, "boom")
+            assert (failed.status, failed.failures, failed.wake_reason) == (
+                "queued", 1, "retry")
+            assert failed.due_at is not None
+            with pytest.raises(LeaseLost):
+                await client.complete_run(channel, token, 1)
+
+            other = unique("run")
+            await client.start_run(other, "a", None, queue)
+            again = await client.claim_run(queue, "w")
+            assert again is not None and again.channel_id == other
+            assert again.claim_token is not None
+            done = await client.complete_run(other, again.claim_token, {"ok": True})
+            assert (done.status, done.result) == ("completed", {"ok": True})
+            assert (await client.complete_run(other, again.claim_token, {"ok": True})
+                    ).status == "completed"
+
+    asyncio.run(main())
+
+
+def test_notify_announces_runs_due_now(dsn: str, client: SyncActaeClient,
+                                       unique: Callable[..., str]) -> None:
+    queue = unique("q")
+    topic = client.queue_topic(queue)
+    with psycopg.connect(dsn, autocommit=True) as listener:
+        listener.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+
+        def heard() -> list[str]:
+            return [n.payload for n in listener.notifies(timeout=0.5, stop_after=10)]
+
+        later = unique("later")
+        client.start_run(later, "a", None, queue, datetime.now(UTC) + timedelta(hours=1))
+        now = unique("now")
+        client.start_run(now, "a", None, queue)
+        assert heard() == [now], "a run due later is not announced; one due now is"
+
+        claimed = client.claim_run(queue, "w")
+        assert claimed is not None and claimed.claim_token is not None
+        client.wait_for_event(now, claimed.claim_token, "k", "approval", 3600)
+        client.record_event(now, "comment", {"text": "hi"})
+        assert heard() == [], "another event type wakes nothing"
+        client.record_event(now, "approval", {"approved": True})
+        assert heard() == [now], "the awaited event announces the run"
+        assert client.get_run(now).wake_reason == "event"

@@ -1,0 +1,52 @@
+"""actae.testing as a user's project sees it: a test file of their own, run by pytest with the
+plugin loaded from its entry point, against an existing database or a throwaway server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+USER_TESTS = '''
+import psycopg
+
+def test_client_claims(actae_client):
+    claim = actae_client.claim_execution("plugin-run", "refund:42", "refund", {"order": 42})
+    assert claim.status in ("claimed", "in_progress")
+
+def test_fresh_database_is_migrated_and_empty(actae_dsn, actae_fresh_dsn):
+    assert actae_fresh_dsn != actae_dsn
+    with psycopg.connect(actae_fresh_dsn) as conn:
+        assert conn.execute("select count(*) from actae.executions").fetchone() == (0,)
+        assert conn.execute("select count(*) from actae.schema_migrations").fetchone()[0] >= 1
+
+def test_fresh_databases_are_distinct(actae_fresh_dsn, request):
+    with psycopg.connect(actae_fresh_dsn) as conn:
+        name = conn.execute("select current_database()").fetchone()[0]
+    assert name.startswith("actae_test_")
+'''
+
+
+def run_user_tests(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "test_agent.py").write_text(USER_TESTS)
+    base = {k: v for k, v in os.environ.items()
+            if k not in {"ACTAE_DSN", "ACTAE_TEST_DSN", "PYTEST_ADDOPTS"}}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path, env={**base, **env}, timeout=300)
+
+
+def test_plugin_on_a_given_database(tmp_path: Path, dsn: str) -> None:
+    done = run_user_tests(tmp_path, ACTAE_TEST_DSN=dsn)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+
+
+@pytest.mark.once
+def test_plugin_starts_a_throwaway_server_and_ignores_actae_dsn(tmp_path: Path) -> None:
+    done = run_user_tests(tmp_path, ACTAE_DSN="host=/nonexistent port=1 dbname=production")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 passed" in done.stdout

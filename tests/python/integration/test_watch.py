@@ -1,0 +1,150 @@
+"""client.watch: catch up from the table, then follow new events as they commit.
+
+Writers are real threads on their own connections, writing before the watch starts, while
+it catches up (small pages make the catch-up many round trips) and while it waits for
+NOTIFY. The watchers poll only every 60 s, so a missed notification would stall them past
+the time bound instead of being papered over by polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from contextlib import aclosing
+
+import psycopg
+import pytest
+
+from actae import ActaeClient, SyncActaeClient
+from tests.python.support.helpers import run
+
+POLL = 60.0  # longer than the test's time bound: progress must come from NOTIFY
+
+
+def start_writers(
+    dsn: str, channel: str, go: threading.Event, writers: int, per_writer: int, pause: float
+) -> tuple[list[threading.Thread], list[BaseException]]:
+    errors: list[BaseException] = []
+
+    def write(w: int) -> None:
+        try:
+            with SyncActaeClient(dsn, max_size=1) as client:
+                go.wait(timeout=10)
+                for i in range(per_writer):
+                    client.record_event(channel, "live", {"w": w, "i": i})
+                    if pause and i >= per_writer // 2:
+                        time.sleep(pause)  # the second half lands while watchers wait
+        except BaseException as exc:  # surfaced by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    for t in threads:
+        t.start()
+    return threads, errors
+
+
+async def watch_until(
+    client: ActaeClient, channel: str, last: int, after_cursor: int = 0, page_size: int = 1000,
+    started: threading.Event | None = None,
+) -> list[int]:
+    seen: list[int] = []
+    stream = client.watch(channel, after_cursor, page_size=page_size, poll_seconds=POLL)
+    async with aclosing(stream):
+        if started is not None:
+            started.set()
+        async for event in stream:
+            seen.append(event.cursor)
+            if event.cursor >= last:
+                break
+    return seen
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.004])
+def test_watch_sees_every_cursor_once_in_order_under_concurrent_writers(
+    dsn: str, unique: Callable[..., str], conn: psycopg.Connection, pause: float
+) -> None:
+    channel = unique("run")
+    before, writers, per_writer = 120, 4, 60
+    total = before + writers * per_writer
+    conn.execute(
+        "select actae.record_event(%s, 'early', to_jsonb(g)) from generate_series(1, %s) as g",
+        (channel, before))
+    go = threading.Event()
+    threads, errors = start_writers(dsn, channel, go, writers, per_writer, pause)
+
+    async def main() -> tuple[list[int], list[int], list[int]]:
+        async with ActaeClient(dsn, max_size=4) as client:
+            return await asyncio.gather(
+                watch_until(client, channel, total, page_size=7, started=go),
+                watch_until(client, channel, total),
+                watch_until(client, channel, total, after_cursor=100, page_size=3),
+            )
+
+    try:
+        small_pages, big_pages, from_100 = run(main(), timeout=30)
+    finally:
+        go.set()
+        for t in threads:
+            t.join(timeout=30)
+    assert not errors, errors
+    assert small_pages == list(range(1, total + 1))
+    assert big_pages == list(range(1, total + 1))
+    assert from_100 == list(range(101, total + 1))
+
+
+def test_watch_waits_for_a_channel_that_does_not_exist_yet(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+    go = threading.Event()
+    threads, errors = start_writers(dsn, channel, go, writers=1, per_writer=20, pause=0.01)
+
+    async def main() -> list[int]:
+        async with ActaeClient(dsn) as client:
+            async def release() -> None:
+                await asyncio.sleep(0.3)  # the watcher is parked on NotFound + LISTEN by now
+                go.set()
+
+            watching = asyncio.ensure_future(watch_until(client, channel, 20))
+            await release()
+            return await watching
+
+    try:
+        seen = run(main(), timeout=20)
+    finally:
+        go.set()
+        for t in threads:
+            t.join(timeout=30)
+    assert not errors, errors
+    assert seen == list(range(1, 21))
+
+
+def test_watch_follows_transitions_and_releases_its_connection(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+
+    async def main() -> tuple[list[tuple[int, str]], int]:
+        # One connection only: the check afterwards runs on the connection that listened.
+        async with ActaeClient(dsn, max_size=1) as client, ActaeClient(dsn) as writer:
+            await writer.record_event(channel, "start", {})
+            got: list[tuple[int, str]] = []
+            stream = client.watch(channel, poll_seconds=POLL)
+            async with aclosing(stream):
+                async for event in stream:
+                    got.append((event.cursor, event.event_type))
+                    if event.cursor == 1:
+                        await writer.transition_state(channel, "moved", {}, {"v": 1}, 0)
+                        await writer.record_event(channel, "noted", {})
+                    if event.cursor == 3:
+                        break
+            async with client.pool.connection() as conn:
+                cur = await conn.execute("select count(*) from pg_listening_channels()")
+                row = await cur.fetchone()
+            return got, row[0] if row else -1
+
+    got, listening = run(main(), timeout=20)
+    assert got == [(1, "start"), (2, "moved"), (3, "noted")]
+    assert listening == 0

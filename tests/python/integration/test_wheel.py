@@ -1,0 +1,171 @@
+"""Install Actae as a user would: build the wheel, install it into a fresh virtualenv outside
+the checkout, migrate an empty database with the installed ``actae`` console script, run the
+README's first Python sample with that virtualenv, and check the schema has every API function.
+
+The sample is the first ```python block after the heading that contains "Quick start" (the
+first ```python block of the README when there is no such heading).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+import venv
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+REPO = Path(__file__).resolve().parents[3]
+_NOT_SHIPPED = shutil.ignore_patterns(
+    ".git", ".venv", ".env", ".actae", "build", "dist", "*.egg-info", "__pycache__",
+    ".pytest_cache", ".ruff_cache", ".hypothesis")
+
+# Runs a snippet file; top-level `await` (an async sample) runs under asyncio.run.
+_RUNNER = """
+import ast, asyncio, inspect, sys
+source = open(sys.argv[1]).read()
+code = compile(source, sys.argv[1], "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+result = eval(code, {"__name__": "__main__"})
+if inspect.iscoroutine(result):
+    asyncio.run(result)
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """bin/ of a new virtualenv (outside the checkout) with only the built wheel installed."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    shutil.copytree(REPO, source, ignore=_NOT_SHIPPED)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "--disable-pip-version-check", "-w", str(work / "dist"), str(source)],
+        check=True, capture_output=True, cwd=work)
+    wheel = next((work / "dist").glob("actae-*.whl"))
+    target = work / "venv"
+    venv.create(target, with_pip=True)
+    subprocess.run(
+        [str(target / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
+         str(wheel)], check=True, capture_output=True, cwd=work)
+    return target / "bin"
+
+
+@pytest.fixture
+def empty_database(dsn: str) -> Iterator[str]:
+    """A new database with nothing in it, on the test server; dropped afterwards."""
+    name = f"actae_wheel_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+        try:
+            yield make_conninfo(dsn, dbname=name)
+        finally:
+            admin.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))
+
+
+def user_env(**extra: str) -> dict[str, str]:
+    """The environment of a user with nothing of the checkout: no ACTAE_* or PYTHON* vars."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("ACTAE_", "PYTHON", "VIRTUAL_ENV"))}
+    return {**env, **extra}
+
+
+def actae(bin_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(bin_dir / "actae"), *args], capture_output=True, text=True,
+                          env=user_env(**env), cwd=bin_dir.parent, timeout=120)
+
+
+def api_functions() -> set[str]:
+    """Every ``create or replace function actae.<name>`` in sql/*.sql."""
+    pattern = re.compile(r"create\s+or\s+replace\s+function\s+actae\.(\w+)", re.IGNORECASE)
+    return {name for path in (REPO / "sql").glob("*.sql")
+            for name in pattern.findall(path.read_text())}
+
+
+def readme_sample() -> str:
+    """The first ```python block after the "Quick start" heading, else the first one."""
+    text = (REPO / "README.md").read_text()
+    heading = re.search(r"^#+ .*Quick start.*$", text, re.MULTILINE | re.IGNORECASE)
+    block = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+    match = block.search(text, heading.end() if heading else 0)
+    assert match, "README.md has no ```python block"
+    return match.group(1)
+
+
+@pytest.mark.once
+def test_the_wheel_ships_sql_and_types(installed: Path) -> None:
+    site = next(installed.parent.glob("lib/python3*/site-packages"))
+    shipped = {p.relative_to(site / "actae").as_posix() for p in (site / "actae").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}
+    wanted = {f"_sql/migrations/{p.name}" for p in (REPO / "migrations").glob("*.sql")}
+    wanted |= {f"_sql/sql/{p.name}" for p in (REPO / "sql").glob("*.sql")}
+    wanted |= {"py.typed", "pg.py", "testing.py", "migrate.py"}
+    assert wanted <= shipped, sorted(wanted - shipped)
+    assert not any(name.endswith(("setup.py", ".toml", ".md")) for name in shipped)
+
+
+@pytest.mark.once
+def test_installed_actae_migrates_an_empty_database(installed: Path, empty_database: str) -> None:
+    pending = actae(installed, "migrate", "--status", "--dsn", empty_database)
+    assert pending.returncode == 1, pending.stderr  # everything pending
+    assert pending.stdout.splitlines()[0].startswith("pending  0001_")
+
+    done = actae(installed, "migrate", "--dsn", empty_database)
+    assert done.returncode == 0, done.stderr
+    migrations = sorted(p.stem for p in (REPO / "migrations").glob("*.sql"))
+    assert done.stdout.split() == [w for m in migrations for w in ("applied", m)]
+
+    status = actae(installed, "migrate", "--status", "--dsn", empty_database)
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert [line.split()[0] for line in status.stdout.splitlines()] == ["applied"] * len(
+        migrations)
+
+    with psycopg.connect(empty_database) as conn:
+        rows = conn.execute(
+            "select proname from pg_proc where pronamespace = 'actae'::regnamespace").fetchall()
+    present = {name for (name,) in rows}
+    expected = api_functions()
+    assert len(expected) >= 20
+    assert expected <= present, f"missing after migrate: {sorted(expected - present)}"
+
+
+@pytest.mark.once
+def test_installed_actae_refuses_a_folder_without_migrations(
+    installed: Path, empty_database: str, tmp_path: Path,
+) -> None:
+    done = actae(installed, "migrate", "--dsn", empty_database, ACTAE_SQL_ROOT=str(tmp_path))
+    assert done.returncode != 0
+    assert done.stderr.count("\n") == 1 and "no migrations found" in done.stderr
+    status = actae(installed, "migrate", "--status", "--dsn", empty_database,
+                   ACTAE_SQL_ROOT=str(tmp_path))
+    assert status.returncode != 0 and "no migrations found" in status.stderr
+    with psycopg.connect(empty_database) as conn:
+        created = conn.execute("select to_regnamespace('actae')").fetchone()
+    assert created == (None,), "a refused migrate must create nothing"
+
+
+@pytest.mark.once
+def test_readme_sample_runs_from_the_wheel(
+    installed: Path, empty_database: str, tmp_path: Path,
+) -> None:
+    assert actae(installed, "migrate", "--dsn", empty_database).returncode == 0
+    sample = tmp_path / "readme_sample.py"
+    sample.write_text(readme_sample())
+    runner = tmp_path / "run_sample.py"
+    runner.write_text(_RUNNER)
+    for attempt in ("first", "second"):
+        done = subprocess.run(
+            [str(installed / "python"), str(runner), str(sample)], capture_output=True,
+            text=True, env=user_env(ACTAE_DSN=empty_database), cwd=tmp_path, timeout=60)
+        assert done.returncode == 0, f"{attempt} run:\n{done.stdout}{done.stderr}"
+    with psycopg.connect(empty_database) as conn:
+        row = conn.execute(
+            "select count(*) from actae.executions where status = 'completed'").fetchone()
+    assert row and row[0] >= 1, "the sample completed no execution"

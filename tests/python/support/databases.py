@@ -1,0 +1,26 @@
+"""A fresh, migrated Actae database on the test server, for tests that need an empty one."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from actae.migrate import migrate
+
+
+@contextmanager
+def fresh_database(dsn: str, prefix: str = "actae_scratch") -> Iterator[str]:
+    """Create a database beside dsn's, apply Actae's migrations, yield its DSN, drop it."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f'create database "{name}"')
+        try:
+            scratch = make_conninfo(dsn, dbname=name)
+            migrate(scratch)
+            yield scratch
+        finally:
+            admin.execute(f'drop database if exists "{name}" with (force)')
