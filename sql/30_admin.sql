@@ -210,6 +210,14 @@ begin
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
+        -- Traces of the deleted executions (the trigger of migration 0009 does it too on
+        -- one node; on Citus, where tables cannot have triggers, only this does).
+        delete from actae.execution_traces as t
+        where t.channel_id = v_channel.channel_id
+            and not exists (
+                select 1 from actae.executions as e
+                where e.channel_id = t.channel_id and e.execution_id = t.execution_id
+            );
         delete from actae.events as e where e.channel_id = v_channel.channel_id;
         get diagnostics v_count = row_count;
         v_done.events := v_done.events + v_count;
@@ -270,6 +278,14 @@ begin
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
+        -- Traces of the deleted executions (the trigger of migration 0009 does it too on
+        -- one node; on Citus, where tables cannot have triggers, only this does).
+        delete from actae.execution_traces as t
+        where t.channel_id = v_channel.channel_id
+            and not exists (
+                select 1 from actae.executions as e
+                where e.channel_id = t.channel_id and e.execution_id = t.execution_id
+            );
     end loop;
 
     v_done.more := v_budget <= 0;
