@@ -271,10 +271,14 @@ begin
     -- One clock reading: the lease runs exactly lease_seconds from the recorded heartbeat
     -- (read before the row lock, so a wait can only shorten the lease, never stretch it).
     v_now := actae._now();
+    -- The sum is taken on UTC wall time (timestamp + interval and AT TIME ZONE are
+    -- immutable; timestamptz + interval is only stable, which Citus refuses in an UPDATE
+    -- when a column is an argument). Whole seconds in UTC: the same instant either way.
     update actae.executions as e set
         status = 'in_progress',
-        lease_expires_at = v_now
-        + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)),
+        lease_expires_at = ((v_now at time zone 'UTC')
+            + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)))
+        at time zone 'UTC',
         heartbeat_at = v_now
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
