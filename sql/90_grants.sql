@@ -28,7 +28,7 @@ begin
         if v_function.name in (
             'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
             'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs', 'queue_topic',
-            'get_execution_trace'
+            'get_execution_trace', 'langgraph_get_tuple', 'langgraph_list'
         ) then
             execute format(
                 'grant execute on function %s to actae_auditor', v_function.signature

@@ -49,6 +49,8 @@ class Call(Generic[T]):
     params: Mapping[str, Any]
     read: Callable[[list[Row]], T]
     conn: Any = None
+    #: fetch results in binary format (large bytea columns travel as bytes, not hex)
+    binary: bool = False
 
 
 def _json(value: Any) -> Jsonb | None:
@@ -661,3 +663,138 @@ select
 def role_can_write(*, conn: Any = None) -> Call[bool]:
     """True when the connected role can write to the ledger (tables or writing functions)."""
     return Call(ROLE_CAN_WRITE, {}, lambda rows: bool(rows[0]["can_write"]), conn)
+
+
+
+
+# LangGraph checkpointer (migration 0008, sql/50_langgraph.sql; used by actae.langgraph).
+# Rows are returned as dicts: the saver turns them into LangGraph's own types.
+
+LANGGRAPH_PUT = _sql("langgraph_put", "thread_id::text", "checkpoint_ns::text",
+                     "checkpoint_id::text", "parent_checkpoint_id::text", "checkpoint::jsonb",
+                     "metadata::jsonb", "blobs::bytea[]").replace(
+                         "%(blobs)s", "%(blobs)b")  # bytes go in binary (text is hex: slow)
+LANGGRAPH_PUT_WRITES = _sql("langgraph_put_writes", "thread_id::text", "checkpoint_ns::text",
+                            "checkpoint_id::text", "task_id::text", "task_path::text",
+                            "writes::jsonb")
+LANGGRAPH_GET_TUPLE = _sql("langgraph_get_tuple", "thread_id::text", "checkpoint_ns::text",
+                           "checkpoint_id::text")
+LANGGRAPH_LIST = _sql("langgraph_list", "thread_id::text", "checkpoint_ns::text",
+                      "filter::jsonb", "before::text", "limit::integer")
+LANGGRAPH_DELETE_THREAD = ("select actae.langgraph_delete_thread("
+                           "p_thread_id => %(thread_id)s::text) as count")
+LANGGRAPH_COPY_THREAD = ("select actae.langgraph_copy_thread(p_source_thread_id =>"
+                         " %(source_thread_id)s::text, p_target_thread_id =>"
+                         " %(target_thread_id)s::text) as count")
+LANGGRAPH_FORK_THREAD = _sql("langgraph_fork_thread", "thread_id::text", "checkpoint_ns::text",
+                             "checkpoint_id::text", "new_thread_id::text",
+                             "tool_policies::jsonb")
+LANGGRAPH_PRUNE = ("select actae.langgraph_prune(p_thread_ids => %(thread_ids)s::text[],"
+                   " p_strategy => %(strategy)s::text) as count")
+LANGGRAPH_DELETE_FOR_RUNS = ("select actae.langgraph_delete_for_runs("
+                             "p_run_ids => %(run_ids)s::text[]) as count")
+LANGGRAPH_CHANNEL = ("select actae.langgraph_channel(p_thread_id => %(thread_id)s::text,"
+                     " p_checkpoint_ns => %(checkpoint_ns)s::text) as channel_id")
+
+
+def _rows(rows: list[Row]) -> list[Row]:
+    return rows
+
+
+def _count(rows: list[Row]) -> int:
+    return int(rows[0]["count"])
+
+
+def langgraph_put(
+    thread_id: str, checkpoint_ns: str, checkpoint_id: str, parent_checkpoint_id: str | None,
+    checkpoint: Mapping[str, Any], metadata: Mapping[str, Any],
+    blobs: Sequence[bytes] | None = None, *, conn: Any = None,
+) -> Call[Row]:
+    """Store a LangGraph checkpoint as a state transition of the thread's channel; a channel
+    value {"type": t, "blob": i} is stored as {"type": t, "data": base64 of blobs[i - 1]}."""
+    return Call(LANGGRAPH_PUT, {
+        "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
+        "parent_checkpoint_id": parent_checkpoint_id, "checkpoint": _json(checkpoint),
+        "metadata": _json(metadata), "blobs": None if not blobs else list(blobs),
+    }, lambda rows: rows[0], conn)
+
+
+def langgraph_put_writes(
+    thread_id: str, checkpoint_ns: str, checkpoint_id: str, task_id: str, task_path: str,
+    writes: Sequence[Mapping[str, Any]], *, conn: Any = None,
+) -> Call[int]:
+    """Store a task's pending writes as idempotent events; returns how many were recorded."""
+    return Call(LANGGRAPH_PUT_WRITES, {
+        "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
+        "task_id": task_id, "task_path": task_path,
+        "writes": _json(writes),
+    }, lambda rows: int(rows[0]["langgraph_put_writes"]), conn)
+
+
+def langgraph_get_tuple(
+    thread_id: str, checkpoint_ns: str, checkpoint_id: str | None = None, *, conn: Any = None,
+) -> Call[list[Row]]:
+    """One checkpoint (latest when checkpoint_id is None) with its pending writes, or none."""
+    return Call(LANGGRAPH_GET_TUPLE, {
+        "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
+    }, _rows, conn, binary=True)
+
+
+def langgraph_list(
+    thread_id: str | None, checkpoint_ns: str | None = None,
+    filter: Mapping[str, Any] | None = None, before: str | None = None,
+    limit: int | None = None, *, conn: Any = None,
+) -> Call[list[Row]]:
+    """Checkpoints newest first, filtered by thread, namespace, metadata and before."""
+    return Call(LANGGRAPH_LIST, {
+        "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "filter": _json(filter),
+        "before": before, "limit": limit,
+    }, _rows, conn, binary=True)
+
+
+def langgraph_delete_thread(thread_id: str, *, conn: Any = None) -> Call[int]:
+    """Forget every namespace of a thread; returns how many."""
+    return Call(LANGGRAPH_DELETE_THREAD, {"thread_id": thread_id}, _count, conn)
+
+
+def langgraph_copy_thread(
+    source_thread_id: str, target_thread_id: str, *, conn: Any = None
+) -> Call[int]:
+    """Copy a thread (a fork_channel per namespace); returns how many namespaces."""
+    return Call(LANGGRAPH_COPY_THREAD, {
+        "source_thread_id": source_thread_id, "target_thread_id": target_thread_id,
+    }, _count, conn)
+
+
+def langgraph_fork_thread(
+    thread_id: str, checkpoint_ns: str, checkpoint_id: str, new_thread_id: str,
+    tool_policies: Mapping[str, str] | None = None, *, conn: Any = None,
+) -> Call[ForkResult]:
+    """A new thread starting at a past checkpoint (fork_channel at its cursor)."""
+    return Call(LANGGRAPH_FORK_THREAD, {
+        "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
+        "new_thread_id": new_thread_id, "tool_policies": _json(tool_policies),
+    }, _one(ForkResult), conn)
+
+
+def langgraph_prune(
+    thread_ids: Sequence[str] | None, strategy: str = "keep_latest", *, conn: Any = None
+) -> Call[int]:
+    """keep_latest: forget all but the latest checkpoint per namespace; delete: the threads."""
+    return Call(LANGGRAPH_PRUNE, {
+        "thread_ids": None if thread_ids is None else list(thread_ids), "strategy": strategy,
+    }, _count, conn)
+
+
+def langgraph_delete_for_runs(
+    run_ids: Sequence[str] | None, *, conn: Any = None
+) -> Call[int]:
+    """Forget the checkpoints whose metadata run_id is one of run_ids."""
+    return Call(LANGGRAPH_DELETE_FOR_RUNS, {
+        "run_ids": None if run_ids is None else list(run_ids)}, _count, conn)
+
+
+def langgraph_channel(thread_id: str, checkpoint_ns: str = "", *, conn: Any = None) -> Call[str]:
+    """The channel of a thread namespace (created empty if needed)."""
+    return Call(LANGGRAPH_CHANNEL, {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns},
+                lambda rows: rows[0]["channel_id"], conn)

@@ -160,7 +160,7 @@ class ActaeClient:
 
     @staticmethod
     async def _execute(conn: psycopg.AsyncConnection[Any], call: calls.Call[T]) -> T:
-        async with conn.cursor(row_factory=dict_row) as cur:
+        async with conn.cursor(row_factory=dict_row, binary=call.binary) as cur:
             await cur.execute(call.sql, call.params)
             return call.read(await cur.fetchall())
 
@@ -241,6 +241,17 @@ class ActaeClient:
     annotate_channel = _async_method(calls.annotate_channel)
     follow_channel = _async_method(calls.follow_channel)
     role_can_write = _async_method(calls.role_can_write)
+    # LangGraph checkpointer functions (actae.langgraph wraps them as LangGraph savers).
+    langgraph_put = _async_method(calls.langgraph_put)
+    langgraph_put_writes = _async_method(calls.langgraph_put_writes)
+    langgraph_get_tuple = _async_method(calls.langgraph_get_tuple)
+    langgraph_list = _async_method(calls.langgraph_list)
+    langgraph_delete_thread = _async_method(calls.langgraph_delete_thread)
+    langgraph_copy_thread = _async_method(calls.langgraph_copy_thread)
+    langgraph_fork_thread = _async_method(calls.langgraph_fork_thread)
+    langgraph_prune = _async_method(calls.langgraph_prune)
+    langgraph_delete_for_runs = _async_method(calls.langgraph_delete_for_runs)
+    langgraph_channel = _async_method(calls.langgraph_channel)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None
@@ -342,7 +353,7 @@ class SyncActaeClient:
 
     @staticmethod
     def _execute(conn: psycopg.Connection[Any], call: calls.Call[T]) -> T:
-        with conn.cursor(row_factory=dict_row) as cur:
+        with conn.cursor(row_factory=dict_row, binary=call.binary) as cur:
             cur.execute(call.sql, call.params)
             return call.read(cur.fetchall())
 
@@ -423,6 +434,17 @@ class SyncActaeClient:
     annotate_channel = _sync_method(calls.annotate_channel)
     follow_channel = _sync_method(calls.follow_channel)
     role_can_write = _sync_method(calls.role_can_write)
+    # LangGraph checkpointer functions (actae.langgraph wraps them as LangGraph savers).
+    langgraph_put = _sync_method(calls.langgraph_put)
+    langgraph_put_writes = _sync_method(calls.langgraph_put_writes)
+    langgraph_get_tuple = _sync_method(calls.langgraph_get_tuple)
+    langgraph_list = _sync_method(calls.langgraph_list)
+    langgraph_delete_thread = _sync_method(calls.langgraph_delete_thread)
+    langgraph_copy_thread = _sync_method(calls.langgraph_copy_thread)
+    langgraph_fork_thread = _sync_method(calls.langgraph_fork_thread)
+    langgraph_prune = _sync_method(calls.langgraph_prune)
+    langgraph_delete_for_runs = _sync_method(calls.langgraph_delete_for_runs)
+    langgraph_channel = _sync_method(calls.langgraph_channel)
 
     def iter_events(
         self, channel_id: str, after_cursor: int = 0, *, page_size: int = 1000, conn: Any = None

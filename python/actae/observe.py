@@ -83,8 +83,7 @@ class Observer:
             if result.cancel_requested and result.status in ("claimed", "in_progress"):
                 self.log(logging.INFO, "cancellation requested for execution %s (%s): %s",
                          result, result.cancel_reason)
-            elif (result.status == "failed" and (result.error or "").startswith("cancelled:")
-                  and call_name(call) == "fail_execution"):
+            elif result.status == "cancelled" and call_name(call) == "fail_execution":
                 self.log(logging.INFO, "cancelled execution %s (%s): %s", result, result.error)
 
     def reclaimed(self, claim: Claim) -> None:

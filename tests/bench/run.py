@@ -8,6 +8,8 @@ Groups (each on its own throwaway server, ports 55445-55448):
   forks       fork time vs prefix length: Actae, DBOS fork_workflow, LangGraph fork
   scale       claim latency with 0 / 1 M / 5 M executions; events listing at 100 000 events
   runs        runs/s of a 5-step agent: Actae's Worker vs Absurd, DBOS; claim_run latency
+  langgraph   AsyncActaeSaver vs AsyncPostgresSaver (langgraph_saver.py, port 55449; writes
+              docs/bench/langgraph_saver.md)
 Results go to docs/bench/results.json; report.py turns them into docs/BENCHMARKS.md + PNGs.
 """
 
@@ -23,6 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import langgraph_saver
 import load
 import pgbench
 import psycopg
@@ -457,6 +460,7 @@ def bench_runs(plan: Plan) -> dict[str, Any]:
 
 GROUPS = {"claim": bench_claim, "transitions": bench_transitions, "forks": bench_forks,
           "scale": bench_scale, "runs": bench_runs}
+GROUPS["langgraph"] = lambda plan: langgraph_saver.run(plan.duration < 4.0)
 
 
 def main() -> None:

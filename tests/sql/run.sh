@@ -5,5 +5,6 @@
 set -euo pipefail
 : "${ACTAE_DSN:?ACTAE_DSN is not set}"
 here=$(cd "$(dirname "$0")" && pwd)
-if [[ $# -eq 0 ]]; then set -- -r "$here"; fi
+# Tests are tests/sql/<function>/<behaviour>.sql; tests/sql/schema.sql is the schema snapshot.
+if [[ $# -eq 0 ]]; then mapfile -t files < <(find "$here" -mindepth 2 -name '*.sql' | sort); set -- "${files[@]}"; fi
 exec pg_prove --ext .sql --dbname "${ACTAE_DSN//=/\\=}" "$@"

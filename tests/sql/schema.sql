@@ -12,6 +12,20 @@
 CREATE SCHEMA actae;
 
 --
+-- Name: annotation_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.annotation_row AS (
+	channel_id text,
+	display_name text,
+	tags text[],
+	note text,
+	revision bigint,
+	updated_at timestamp with time zone,
+	outcome text
+);
+
+--
 -- Name: channel_row; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -29,6 +43,47 @@ CREATE TYPE actae.channel_row AS (
 	metadata jsonb,
 	closed_at timestamp with time zone,
 	key_ttl interval
+);
+
+--
+-- Name: channel_summary; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.channel_summary AS (
+	channel_id text,
+	created_at timestamp with time zone,
+	parent_channel_id text,
+	fork_cursor bigint,
+	head_cursor bigint,
+	state_version bigint,
+	metadata jsonb,
+	closed_at timestamp with time zone,
+	last_event_at timestamp with time zone,
+	run_status text,
+	run_agent text,
+	executions bigint,
+	in_flight bigint,
+	failed bigint,
+	ambiguous bigint,
+	display_name text,
+	tags text[],
+	note text,
+	annotation_revision bigint
+);
+
+--
+-- Name: decision_trail; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.decision_trail AS (
+	channel_id text,
+	cursor bigint,
+	lineage jsonb,
+	event jsonb,
+	state_version bigint,
+	state_cursor bigint,
+	state jsonb,
+	tool_results jsonb
 );
 
 --
@@ -76,6 +131,37 @@ CREATE TYPE actae.execution_row AS (
 );
 
 --
+-- Name: execution_status; Type: DOMAIN; Schema: actae; Owner: -
+--
+
+CREATE DOMAIN actae.execution_status AS text
+	CONSTRAINT execution_status_check CHECK ((VALUE = ANY (ARRAY['claimed'::text, 'in_progress'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])));
+
+--
+-- Name: fork_node; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.fork_node AS (
+	channel_id text,
+	parent_channel_id text,
+	fork_cursor bigint,
+	depth integer,
+	head_cursor bigint,
+	state_version bigint,
+	tool_policies jsonb,
+	metadata jsonb,
+	created_at timestamp with time zone,
+	closed_at timestamp with time zone,
+	run_status text,
+	in_flight bigint,
+	failed bigint,
+	ambiguous bigint,
+	display_name text,
+	tags text[],
+	note text
+);
+
+--
 -- Name: fork_result; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -87,6 +173,58 @@ CREATE TYPE actae.fork_result AS (
 	prefix_sha256 text,
 	tool_policies jsonb,
 	outcome text
+);
+
+--
+-- Name: langgraph_checkpoint_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.langgraph_checkpoint_row AS (
+	thread_id text,
+	checkpoint_ns text,
+	checkpoint_id text,
+	parent_checkpoint_id text,
+	checkpoint jsonb,
+	metadata jsonb,
+	pending_writes jsonb,
+	channel_id text,
+	blobs bytea[]
+);
+
+--
+-- Name: langgraph_put_result; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.langgraph_put_result AS (
+	channel_id text,
+	checkpoint_id text,
+	cursor bigint,
+	version bigint,
+	outcome text
+);
+
+--
+-- Name: operation_kind; Type: DOMAIN; Schema: actae; Owner: -
+--
+
+CREATE DOMAIN actae.operation_kind AS text
+	CONSTRAINT operation_kind_check CHECK ((VALUE = ANY (ARRAY['record_event'::text, 'transition_state'::text, 'fork_channel'::text, 'sleep_run'::text, 'wait_for_event'::text])));
+
+--
+-- Name: park_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.park_row AS (
+	outcome text,
+	channel_id text,
+	status text,
+	key_name text,
+	wake_at timestamp with time zone,
+	event_type text,
+	deadline timestamp with time zone,
+	cursor bigint,
+	payload jsonb,
+	recorded_at timestamp with time zone
 );
 
 --
@@ -113,6 +251,57 @@ CREATE TYPE actae.record_result AS (
 );
 
 --
+-- Name: run_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.run_row AS (
+	outcome text,
+	channel_id text,
+	agent text,
+	queue text,
+	input jsonb,
+	status text,
+	claim_token uuid,
+	worker text,
+	fence bigint,
+	attempt integer,
+	failures integer,
+	max_attempts integer,
+	lease_seconds integer,
+	lease_expires_at timestamp with time zone,
+	due_at timestamp with time zone,
+	wake_reason text,
+	result jsonb,
+	error text,
+	cancel_requested boolean,
+	cancel_reason text,
+	sleep_key text,
+	wait_key text,
+	wait_event_type text,
+	created_at timestamp with time zone,
+	claimed_at timestamp with time zone,
+	heartbeat_at timestamp with time zone,
+	finished_at timestamp with time zone
+);
+
+--
+-- Name: state_diff; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.state_diff AS (
+	channel_a text,
+	channel_b text,
+	common_ancestor text,
+	cursor_a bigint,
+	cursor_b bigint,
+	shared_cursor bigint,
+	version_a bigint,
+	version_b bigint,
+	changes jsonb,
+	truncated boolean
+);
+
+--
 -- Name: state_row; Type: TYPE; Schema: actae; Owner: -
 --
 
@@ -121,6 +310,45 @@ CREATE TYPE actae.state_row AS (
 	cursor bigint,
 	state jsonb
 );
+
+--
+-- Name: timeline_row; Type: TYPE; Schema: actae; Owner: -
+--
+
+CREATE TYPE actae.timeline_row AS (
+	clock bigint,
+	cursor bigint,
+	kind text,
+	at timestamp with time zone,
+	source_channel_id text,
+	event_type text,
+	payload jsonb,
+	execution_id uuid,
+	key_name text,
+	tool_name text,
+	attempt integer,
+	status text,
+	ambiguous boolean,
+	retryable boolean,
+	params jsonb,
+	result jsonb,
+	error text
+);
+
+--
+-- Name: _tool_policies_valid(jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._tool_policies_valid(p_policies jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: tool_policies; Type: DOMAIN; Schema: actae; Owner: -
+--
+
+CREATE DOMAIN actae.tool_policies AS jsonb
+	CONSTRAINT tool_policies_check CHECK (actae._tool_policies_valid(VALUE));
 
 --
 -- Name: transition_result; Type: TYPE; Schema: actae; Owner: -
@@ -132,6 +360,14 @@ CREATE TYPE actae.transition_result AS (
 	outcome text,
 	recorded_at timestamp with time zone
 );
+
+--
+-- Name: _now(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._now() RETURNS timestamp with time zone
+    LANGUAGE sql
+    AS $$ (body in sql/) $$;
 
 --
 -- Name: channels; Type: TABLE; Schema: actae; Owner: -
@@ -149,12 +385,13 @@ CREATE TABLE actae.channels (
     lineage_ids text[] DEFAULT '{}'::text[] NOT NULL,
     lineage_cursors bigint[] DEFAULT '{}'::bigint[] NOT NULL,
     lineage_clocks bigint[] DEFAULT '{}'::bigint[] NOT NULL,
-    tool_policies jsonb,
+    tool_policies actae.tool_policies,
     metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
-    created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    created_at timestamp with time zone DEFAULT actae._now() NOT NULL,
     closed_at timestamp with time zone,
     key_ttl interval,
-    watched_until timestamp with time zone
+    watched_until timestamp with time zone,
+    wake_event_type text
 );
 
 --
@@ -170,6 +407,14 @@ CREATE FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_pay
 --
 
 CREATE FUNCTION actae._channel(p_channel_id text) RETURNS actae.channels
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _channel_health(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._channel_health(p_channel_id text, OUT o_executions bigint, OUT o_in_flight bigint, OUT o_failed bigint, OUT o_ambiguous bigint) RETURNS record
     LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
@@ -190,11 +435,27 @@ CREATE FUNCTION actae._check_expected(p_channel actae.channels, p_expected_versi
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_json(jsonb, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text) RETURNS void
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_json(jsonb, text, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _check_range(bigint, text, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint) RETURNS void
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -217,7 +478,7 @@ CREATE TABLE actae.executions (
     params jsonb NOT NULL,
     dedup_fields text[],
     fingerprint text NOT NULL,
-    status text NOT NULL,
+    status actae.execution_status NOT NULL,
     claim_token uuid NOT NULL,
     fence bigint NOT NULL,
     attempt integer NOT NULL,
@@ -247,11 +508,71 @@ CREATE FUNCTION actae._check_same_operation(p_row actae.executions, p_tool_name 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_text(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_text(p_value text, p_argument text) RETURNS void
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_text(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: runs; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.runs (
+    channel_id text NOT NULL,
+    agent text NOT NULL,
+    queue text NOT NULL,
+    input jsonb NOT NULL,
+    status text NOT NULL,
+    due_at timestamp with time zone,
+    wake_reason text,
+    claim_token uuid,
+    worker text,
+    fence bigint DEFAULT 0 NOT NULL,
+    attempt integer DEFAULT 0 NOT NULL,
+    failures integer DEFAULT 0 NOT NULL,
+    max_attempts integer NOT NULL,
+    lease_seconds integer,
+    lease_expires_at timestamp with time zone,
+    result jsonb,
+    error text,
+    cancel_requested_at timestamp with time zone,
+    cancel_reason text,
+    sleep_key text,
+    wait_key text,
+    wait_event_type text,
+    created_at timestamp with time zone NOT NULL,
+    claimed_at timestamp with time zone,
+    heartbeat_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    CONSTRAINT runs_completed_check CHECK (((status = 'completed'::text) = (result IS NOT NULL))),
+    CONSTRAINT runs_counters_check CHECK (((fence >= 0) AND (attempt >= 0) AND ((failures >= 0) AND (failures <= max_attempts)) AND ((max_attempts >= 1) AND (max_attempts <= 1000)))),
+    CONSTRAINT runs_due_check CHECK (((due_at IS NULL) = (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))),
+    CONSTRAINT runs_error_check CHECK (((status <> ALL (ARRAY['failed'::text, 'cancelled'::text])) OR (error IS NOT NULL))),
+    CONSTRAINT runs_finished_check CHECK (((finished_at IS NOT NULL) = (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))),
+    CONSTRAINT runs_parked_check CHECK (((status <> ALL (ARRAY['queued'::text, 'sleeping'::text, 'waiting'::text])) OR ((claim_token IS NULL) AND (lease_expires_at IS NULL)))),
+    CONSTRAINT runs_running_check CHECK (((status <> 'running'::text) OR ((claim_token IS NOT NULL) AND (worker IS NOT NULL) AND (lease_expires_at IS NOT NULL) AND (lease_seconds IS NOT NULL)))),
+    CONSTRAINT runs_sleeping_check CHECK (((status <> 'sleeping'::text) OR (sleep_key IS NOT NULL))),
+    CONSTRAINT runs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'sleeping'::text, 'waiting'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),
+    CONSTRAINT runs_waiting_check CHECK (((status <> 'waiting'::text) OR ((wait_key IS NOT NULL) AND (wait_event_type IS NOT NULL)))),
+    CONSTRAINT runs_wake_reason_check CHECK ((wake_reason = ANY (ARRAY['start'::text, 'retry'::text, 'timer'::text, 'event'::text, 'timeout'::text, 'lease_expired'::text])))
+);
+
+--
+-- Name: _end_cancelled(text, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._end_cancelled(p_channel_id text, p_now timestamp with time zone) RETURNS actae.runs
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -301,7 +622,7 @@ CREATE FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_a
 CREATE TABLE actae.operations (
     channel_id text NOT NULL,
     operation_id text NOT NULL,
-    kind text NOT NULL,
+    kind actae.operation_kind NOT NULL,
     content_sha256 text NOT NULL,
     cursor bigint,
     version bigint,
@@ -326,11 +647,35 @@ CREATE FUNCTION actae._fingerprint(p_params jsonb, p_fields text[]) RETURNS text
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _first_event_after(actae.channels, text, bigint, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone) RETURNS actae.events
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _forget_execution_traces(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._forget_execution_traces() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _fork_receipt(actae.channels, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) RETURNS actae.fork_result
     LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _in_flight(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._in_flight(p_status text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -342,10 +687,130 @@ CREATE FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _langgraph_channel(text, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_channel(p_thread_id text, p_checkpoint_ns text, p_create boolean) RETURNS text
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_check_object(jsonb, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_check_object(p_value jsonb, p_argument text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_check_thread(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_check_thread(p_thread_id text, p_checkpoint_ns text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_check_values(jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_check_values(p_checkpoint jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_copy_index(text, text, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_copy_index(p_source_id text, p_target_id text, p_at_cursor bigint) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_drop_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_drop_channel(p_channel_id text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_inline_blobs(jsonb, bytea[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_inline_blobs(p_checkpoint jsonb, p_blobs bytea[]) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_require_new_thread(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_require_new_thread(p_thread_id text, p_argument text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_split_blobs(jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_split_blobs(p_state jsonb) RETURNS TABLE(checkpoint jsonb, blobs bytea[])
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_writes(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_writes(p_channel_id text, p_checkpoint_id text) RETURNS TABLE(writes jsonb)
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _last_event(text, bigint, bigint, timestamp with time zone, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint) RETURNS record
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _limit(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._limit(p_argument text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _lock_channel(text, boolean); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) RETURNS actae.channels
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _owned_run(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) RETURNS actae.runs
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _park(actae.runs, text, timestamp with time zone, text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text) RETURNS actae.runs
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _park_event(actae.channels, text, text, jsonb, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb) RETURNS actae.events
     LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
@@ -355,6 +820,14 @@ CREATE FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) RETURNS
 
 CREATE FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone) RETURNS boolean
     LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _queue_topic(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._queue_topic(p_queue text) RETURNS text
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -374,6 +847,38 @@ CREATE FUNCTION actae._require(p_missing boolean, p_argument text) RETURNS void
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _run_fenced_error(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _run_row(actae.runs, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_row(p_row actae.runs, p_outcome text, p_show_token boolean) RETURNS actae.run_row
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _segments(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._segments(p_channel actae.channels) RETURNS TABLE(depth integer, channel_id text, base_cursor bigint, max_cursor bigint, max_clock bigint, clock_offset bigint)
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _set_test_clock(interval); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._set_test_clock(p_offset interval) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _state_at(actae.channels, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -390,10 +895,36 @@ CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _wake_run(text, text, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: annotate_channel(text, text, text[], text, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) RETURNS actae.annotation_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: cancel_execution(uuid, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) RETURNS actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: cancel_run(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.cancel_run(p_channel_id text, p_reason text) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -417,6 +948,15 @@ CREATE FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool
     AS $$ (body in sql/) $$;
 
 --
+-- Name: claim_run(text, text, text[], integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: close_channel(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -435,11 +975,38 @@ CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid
     AS $$ (body in sql/) $$;
 
 --
+-- Name: complete_run(text, uuid, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: create_channel(text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb DEFAULT NULL::jsonb) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: decision_trail(text, bigint, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer DEFAULT 1000) RETURNS actae.decision_trail
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: diff_states(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer DEFAULT 1000) RETURNS actae.state_diff
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -453,11 +1020,38 @@ CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_
     AS $$ (body in sql/) $$;
 
 --
+-- Name: fail_run(text, uuid, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean DEFAULT true) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: follow_channel(text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer DEFAULT 60) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: fork_channel(text, bigint, text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text DEFAULT NULL::text, p_operation_id text DEFAULT NULL::text, p_tool_policies jsonb DEFAULT NULL::jsonb) RETURNS actae.fork_result
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: fork_tree(text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer DEFAULT 1000) RETURNS SETOF actae.fork_node
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -489,6 +1083,36 @@ CREATE FUNCTION actae.get_execution(p_channel_id text, p_key_name text) RETURNS 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: execution_traces; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.execution_traces (
+    channel_id text NOT NULL,
+    execution_id uuid NOT NULL,
+    fence bigint NOT NULL,
+    traceparent text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: get_execution_trace(uuid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.get_execution_trace(p_execution_id uuid) RETURNS SETOF actae.execution_traces
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: get_run(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.get_run(p_channel_id text) RETURNS actae.run_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: get_state(text, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -503,6 +1127,115 @@ CREATE FUNCTION actae.get_state(p_channel_id text, p_version bigint DEFAULT NULL
 
 CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: heartbeat_run(text, uuid, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_channel(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_channel(p_thread_id text, p_checkpoint_ns text DEFAULT ''::text) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_copy_thread(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_copy_thread(p_source_thread_id text, p_target_thread_id text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_delete_for_runs(text[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_delete_for_runs(p_run_ids text[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_delete_thread(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_delete_thread(p_thread_id text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_fork_thread(text, text, text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_fork_thread(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_new_thread_id text, p_tool_policies jsonb DEFAULT NULL::jsonb) RETURNS actae.fork_result
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_get_tuple(text, text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text DEFAULT NULL::text) RETURNS SETOF actae.langgraph_checkpoint_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_list(text, text, jsonb, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_list(p_thread_id text DEFAULT NULL::text, p_checkpoint_ns text DEFAULT NULL::text, p_filter jsonb DEFAULT NULL::jsonb, p_before text DEFAULT NULL::text, p_limit integer DEFAULT NULL::integer) RETURNS SETOF actae.langgraph_checkpoint_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_prune(text[], text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_prune(p_thread_ids text[], p_strategy text DEFAULT 'keep_latest'::text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_put(text, text, text, text, jsonb, jsonb, bytea[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_put(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_checkpoint_id text, p_checkpoint jsonb, p_metadata jsonb, p_blobs bytea[] DEFAULT NULL::bytea[]) RETURNS actae.langgraph_put_result
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: langgraph_put_writes(text, text, text, text, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text, p_task_path text, p_writes jsonb) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: list_channels(jsonb, text, timestamp with time zone, timestamp with time zone, text, text, text, timestamp with time zone, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.list_channels(p_metadata jsonb DEFAULT NULL::jsonb, p_parent_channel_id text DEFAULT NULL::text, p_created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, p_created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, p_status text DEFAULT NULL::text, p_agent text DEFAULT NULL::text, p_tag text DEFAULT NULL::text, p_before_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_before_channel_id text DEFAULT NULL::text, p_max_rows integer DEFAULT 50) RETURNS SETOF actae.channel_summary
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
 
@@ -535,6 +1268,15 @@ CREATE FUNCTION actae.list_expired_leases(p_max_rows integer DEFAULT 100) RETURN
     AS $$ (body in sql/) $$;
 
 --
+-- Name: list_runs(text, text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.list_runs(p_queue text DEFAULT NULL::text, p_status text DEFAULT NULL::text, p_agent text DEFAULT NULL::text, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.run_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: purge(interval, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -544,10 +1286,28 @@ CREATE FUNCTION actae.purge(p_older_than interval, p_batch_size integer DEFAULT 
     AS $$ (body in sql/) $$;
 
 --
+-- Name: queue_topic(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.queue_topic(p_queue text) RETURNS text
+    LANGUAGE sql IMMUTABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: record_event(text, text, jsonb, text, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text DEFAULT NULL::text, p_expected_cursor bigint DEFAULT NULL::bigint) RETURNS actae.record_result
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: set_execution_trace(uuid, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) RETURNS actae.execution_traces
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -562,10 +1322,46 @@ CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS
     AS $$ (body in sql/) $$;
 
 --
+-- Name: sleep_run(text, uuid, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) RETURNS actae.park_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: start_run(text, text, jsonb, text, timestamp with time zone, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text DEFAULT 'default'::text, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_max_attempts integer DEFAULT 5) RETURNS actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: timeline(text, bigint, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint DEFAULT NULL::bigint, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.timeline_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: transition_state(text, text, jsonb, jsonb, bigint, bigint, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint DEFAULT NULL::bigint, p_operation_id text DEFAULT NULL::text) RETURNS actae.transition_result
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: wait_for_event(text, uuid, text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) RETURNS actae.park_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -578,6 +1374,19 @@ CREATE FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer DEFAULT
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
+
+--
+-- Name: annotations; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.annotations (
+    channel_id text NOT NULL,
+    display_name text,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    note text,
+    revision bigint NOT NULL,
+    updated_at timestamp with time zone NOT NULL
+);
 
 --
 -- Name: channel_lineage; Type: VIEW; Schema: actae; Owner: -
@@ -630,17 +1439,56 @@ CREATE VIEW actae.execution_leases AS
     e.cancel_requested_at,
     e.cancel_reason,
         CASE
-            WHEN ((e.status = 'completed'::text) OR ((e.status = 'failed'::text) AND (NOT e.retryable))) THEN 'released'::text
-            WHEN (e.status = 'failed'::text) THEN 'retry'::text
+            WHEN ((e.status)::text = ANY (ARRAY['completed'::text, 'cancelled'::text])) THEN 'released'::text
+            WHEN (((e.status)::text = 'failed'::text) AND (NOT e.retryable)) THEN 'released'::text
+            WHEN ((e.status)::text = 'failed'::text) THEN 'retry'::text
             WHEN (e.lease_expires_at > clock_timestamp()) THEN 'live'::text
             ELSE 'expired'::text
         END AS lease_state,
         CASE
-            WHEN (e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text])) THEN (e.lease_expires_at - clock_timestamp())
+            WHEN ((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text])) THEN (e.lease_expires_at - clock_timestamp())
             ELSE NULL::interval
         END AS lease_remaining,
     (e.finished_at - e.claimed_at) AS last_attempt_duration
    FROM actae.executions e;
+
+--
+-- Name: langgraph_checkpoints; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.langgraph_checkpoints (
+    channel_id text NOT NULL,
+    checkpoint_id text NOT NULL,
+    parent_checkpoint_id text,
+    data_channel_id text NOT NULL,
+    cursor bigint NOT NULL,
+    version bigint NOT NULL,
+    metadata jsonb NOT NULL
+);
+
+--
+-- Name: langgraph_threads; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.langgraph_threads (
+    channel_id text NOT NULL,
+    thread_id text NOT NULL,
+    checkpoint_ns text NOT NULL,
+    created_at timestamp with time zone DEFAULT actae._now() NOT NULL
+);
+
+--
+-- Name: langgraph_writes; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.langgraph_writes (
+    channel_id text NOT NULL,
+    checkpoint_id text NOT NULL,
+    task_id text NOT NULL,
+    idx integer NOT NULL,
+    data_channel_id text NOT NULL,
+    cursor bigint NOT NULL
+);
 
 --
 -- Name: schema_migrations; Type: TABLE; Schema: actae; Owner: -
@@ -675,15 +1523,17 @@ CREATE VIEW actae.ledger_status AS
           WHERE (c.closed_at IS NOT NULL)) AS closed_channels,
     ( SELECT count(*) AS count
            FROM actae.channels c
-          WHERE (c.parent_channel_id IS NOT NULL)) AS forks
+          WHERE (c.parent_channel_id IS NOT NULL)) AS forks,
+    s.cancelled
    FROM ( SELECT count(*) AS executions,
-            count(*) FILTER (WHERE (e.status = 'claimed'::text)) AS claimed,
-            count(*) FILTER (WHERE (e.status = 'in_progress'::text)) AS in_progress,
-            count(*) FILTER (WHERE (e.status = 'completed'::text)) AS completed,
-            count(*) FILTER (WHERE (e.status = 'failed'::text)) AS failed,
-            count(*) FILTER (WHERE ((e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS expired_leases,
-            min(e.claimed_at) FILTER (WHERE (e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text]))) AS oldest_in_flight_claimed_at,
-            min(e.lease_expires_at) FILTER (WHERE ((e.status = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS oldest_expired_lease_at
+            count(*) FILTER (WHERE ((e.status)::text = 'claimed'::text)) AS claimed,
+            count(*) FILTER (WHERE ((e.status)::text = 'in_progress'::text)) AS in_progress,
+            count(*) FILTER (WHERE ((e.status)::text = 'completed'::text)) AS completed,
+            count(*) FILTER (WHERE ((e.status)::text = 'failed'::text)) AS failed,
+            count(*) FILTER (WHERE ((e.status)::text = 'cancelled'::text)) AS cancelled,
+            count(*) FILTER (WHERE (((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS expired_leases,
+            min(e.claimed_at) FILTER (WHERE ((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text]))) AS oldest_in_flight_claimed_at,
+            min(e.lease_expires_at) FILTER (WHERE (((e.status)::text = ANY (ARRAY['claimed'::text, 'in_progress'::text])) AND (e.lease_expires_at <= clock_timestamp()))) AS oldest_expired_lease_at
            FROM actae.executions e) s;
 
 --
@@ -706,19 +1556,27 @@ ALTER TABLE ONLY actae.snapshots ALTER COLUMN state SET COMPRESSION lz4;
 CREATE VIEW actae.tool_stats AS
  SELECT e.tool_name,
     count(*) AS executions,
-    count(*) FILTER (WHERE (e.status = 'claimed'::text)) AS claimed,
-    count(*) FILTER (WHERE (e.status = 'in_progress'::text)) AS in_progress,
-    count(*) FILTER (WHERE (e.status = 'completed'::text)) AS completed,
-    count(*) FILTER (WHERE (e.status = 'failed'::text)) AS failed,
+    count(*) FILTER (WHERE ((e.status)::text = 'claimed'::text)) AS claimed,
+    count(*) FILTER (WHERE ((e.status)::text = 'in_progress'::text)) AS in_progress,
+    count(*) FILTER (WHERE ((e.status)::text = 'completed'::text)) AS completed,
+    count(*) FILTER (WHERE ((e.status)::text = 'failed'::text)) AS failed,
     count(*) FILTER (WHERE (e.cancel_requested_at IS NOT NULL)) AS cancel_requested,
     count(*) FILTER (WHERE e.ambiguous) AS ambiguous,
     sum(e.attempt) AS attempts,
     avg((e.finished_at - e.claimed_at)) AS avg_duration,
     percentile_cont((0.5)::double precision) WITHIN GROUP (ORDER BY ((EXTRACT(epoch FROM (e.finished_at - e.claimed_at)))::double precision)) AS p50_seconds,
     percentile_cont((0.95)::double precision) WITHIN GROUP (ORDER BY ((EXTRACT(epoch FROM (e.finished_at - e.claimed_at)))::double precision)) AS p95_seconds,
-    max((e.finished_at - e.claimed_at)) AS max_duration
+    max((e.finished_at - e.claimed_at)) AS max_duration,
+    count(*) FILTER (WHERE ((e.status)::text = 'cancelled'::text)) AS cancelled
    FROM actae.executions e
   GROUP BY e.tool_name;
+
+--
+-- Name: annotations annotations_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.annotations
+    ADD CONSTRAINT annotations_pkey PRIMARY KEY (channel_id);
 
 --
 -- Name: channels channels_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
@@ -735,6 +1593,13 @@ ALTER TABLE ONLY actae.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (channel_id, cursor);
 
 --
+-- Name: execution_traces execution_traces_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.execution_traces
+    ADD CONSTRAINT execution_traces_pkey PRIMARY KEY (channel_id, execution_id, fence);
+
+--
 -- Name: executions executions_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
 --
 
@@ -742,11 +1607,39 @@ ALTER TABLE ONLY actae.executions
     ADD CONSTRAINT executions_pkey PRIMARY KEY (channel_id, key_name);
 
 --
+-- Name: langgraph_checkpoints langgraph_checkpoints_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.langgraph_checkpoints
+    ADD CONSTRAINT langgraph_checkpoints_pkey PRIMARY KEY (channel_id, checkpoint_id);
+
+--
+-- Name: langgraph_threads langgraph_threads_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.langgraph_threads
+    ADD CONSTRAINT langgraph_threads_pkey PRIMARY KEY (channel_id);
+
+--
+-- Name: langgraph_writes langgraph_writes_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.langgraph_writes
+    ADD CONSTRAINT langgraph_writes_pkey PRIMARY KEY (channel_id, checkpoint_id, task_id, idx);
+
+--
 -- Name: operations operations_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
 --
 
 ALTER TABLE ONLY actae.operations
     ADD CONSTRAINT operations_pkey PRIMARY KEY (channel_id, operation_id);
+
+--
+-- Name: runs runs_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.runs
+    ADD CONSTRAINT runs_pkey PRIMARY KEY (channel_id);
 
 --
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
@@ -776,6 +1669,12 @@ ALTER TABLE ONLY actae.snapshots
 CREATE INDEX channels_closed_at_idx ON actae.channels USING btree (closed_at) WHERE (closed_at IS NOT NULL);
 
 --
+-- Name: channels_created_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_created_idx ON actae.channels USING btree (created_at, channel_id);
+
+--
 -- Name: channels_forks_idx; Type: INDEX; Schema: actae; Owner: -
 --
 
@@ -788,10 +1687,46 @@ CREATE INDEX channels_forks_idx ON actae.channels USING btree (channel_id) WHERE
 CREATE INDEX channels_key_ttl_idx ON actae.channels USING btree (channel_id) WHERE (key_ttl IS NOT NULL);
 
 --
+-- Name: channels_parent_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_parent_idx ON actae.channels USING btree (parent_channel_id) WHERE (parent_channel_id IS NOT NULL);
+
+--
+-- Name: execution_traces_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX execution_traces_execution_id_idx ON actae.execution_traces USING btree (execution_id);
+
+--
 -- Name: executions_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
 --
 
 CREATE INDEX executions_execution_id_idx ON actae.executions USING btree (execution_id);
+
+--
+-- Name: langgraph_checkpoints_run_id_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX langgraph_checkpoints_run_id_idx ON actae.langgraph_checkpoints USING btree (((metadata ->> 'run_id'::text))) WHERE (metadata ? 'run_id'::text);
+
+--
+-- Name: langgraph_threads_thread_id_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX langgraph_threads_thread_id_idx ON actae.langgraph_threads USING btree (thread_id, checkpoint_ns);
+
+--
+-- Name: runs_due_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX runs_due_idx ON actae.runs USING btree (queue, due_at) WHERE (due_at IS NOT NULL);
+
+--
+-- Name: executions executions_forget_traces; Type: TRIGGER; Schema: actae; Owner: -
+--
+
+CREATE TRIGGER executions_forget_traces AFTER DELETE ON actae.executions REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION actae._forget_execution_traces();
 
 --
 -- Name: SCHEMA actae; Type: ACL; Schema: -; Owner: -
@@ -801,6 +1736,18 @@ GRANT USAGE ON SCHEMA actae TO actae_owner;
 GRANT USAGE ON SCHEMA actae TO actae_agent;
 GRANT USAGE ON SCHEMA actae TO actae_auditor;
 GRANT USAGE ON SCHEMA actae TO actae_operator;
+
+--
+-- Name: FUNCTION _tool_policies_valid(p_policies jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._tool_policies_valid(p_policies jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _now(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._now() FROM PUBLIC;
 
 --
 -- Name: TABLE channels; Type: ACL; Schema: actae; Owner: -
@@ -821,6 +1768,12 @@ REVOKE ALL ON FUNCTION actae._append(p_channel actae.channels, p_event_type text
 REVOKE ALL ON FUNCTION actae._channel(p_channel_id text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _channel_health(p_channel_id text, OUT o_executions bigint, OUT o_in_flight bigint, OUT o_failed bigint, OUT o_ambiguous bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._channel_health(p_channel_id text, OUT o_executions bigint, OUT o_in_flight bigint, OUT o_failed bigint, OUT o_ambiguous bigint) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _channel_row(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -833,10 +1786,22 @@ REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._check_expected(p_channel actae.channels, p_expected_version bigint, p_expected_cursor bigint) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_json(p_value jsonb, p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_json(p_value jsonb, p_argument text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_json(p_value jsonb, p_argument text, p_max_bytes integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _check_range(p_value bigint, p_argument text, p_min bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _check_range(p_value bigint, p_argument text, p_min bigint, p_max bigint); Type: ACL; Schema: actae; Owner: -
@@ -989,10 +1954,172 @@ GRANT SELECT(finished_at) ON TABLE actae.executions TO actae_auditor;
 REVOKE ALL ON FUNCTION actae._check_same_operation(p_row actae.executions, p_tool_name text, p_fields text[], p_fingerprint text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_text(p_value text, p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_text(p_value text, p_argument text, p_max_bytes integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) FROM PUBLIC;
+
+--
+-- Name: COLUMN runs.channel_id; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(channel_id) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.agent; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(agent) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.queue; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(queue) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.input; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(input) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.status; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(status) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.due_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(due_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.wake_reason; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(wake_reason) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.worker; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(worker) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.fence; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(fence) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.attempt; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(attempt) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.failures; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(failures) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.max_attempts; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(max_attempts) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.lease_seconds; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(lease_seconds) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.lease_expires_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(lease_expires_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.result; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(result) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.error; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(error) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.cancel_requested_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(cancel_requested_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.cancel_reason; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(cancel_reason) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.sleep_key; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(sleep_key) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.wait_key; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(wait_key) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.wait_event_type; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(wait_event_type) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.created_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.claimed_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(claimed_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.heartbeat_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(heartbeat_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: COLUMN runs.finished_at; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(finished_at) ON TABLE actae.runs TO actae_auditor;
+
+--
+-- Name: FUNCTION _end_cancelled(p_channel_id text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._end_cancelled(p_channel_id text, p_now timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: TABLE events; Type: ACL; Schema: actae; Owner: -
@@ -1037,10 +2164,28 @@ REVOKE ALL ON FUNCTION actae._find_operation(p_channel actae.channels, p_operati
 REVOKE ALL ON FUNCTION actae._fingerprint(p_params jsonb, p_fields text[]) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._first_event_after(p_channel actae.channels, p_event_type text, p_after_cursor bigint, p_deadline timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _forget_execution_traces(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._forget_execution_traces() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _fork_receipt(p_fork actae.channels, p_outcome text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _in_flight(p_status text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._in_flight(p_status text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _inherited_execution(p_channel actae.channels, p_key_name text); Type: ACL; Schema: actae; Owner: -
@@ -1049,16 +2194,112 @@ REVOKE ALL ON FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text
 REVOKE ALL ON FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _langgraph_channel(p_thread_id text, p_checkpoint_ns text, p_create boolean); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_channel(p_thread_id text, p_checkpoint_ns text, p_create boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_check_object(p_value jsonb, p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_check_object(p_value jsonb, p_argument text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_check_thread(p_thread_id text, p_checkpoint_ns text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_check_thread(p_thread_id text, p_checkpoint_ns text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_check_values(p_checkpoint jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_check_values(p_checkpoint jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_copy_index(p_source_id text, p_target_id text, p_at_cursor bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_copy_index(p_source_id text, p_target_id text, p_at_cursor bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_drop_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_drop_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_inline_blobs(p_checkpoint jsonb, p_blobs bytea[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_inline_blobs(p_checkpoint jsonb, p_blobs bytea[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_require_new_thread(p_thread_id text, p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_require_new_thread(p_thread_id text, p_argument text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_split_blobs(p_state jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_split_blobs(p_state jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_writes(p_channel_id text, p_checkpoint_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_writes(p_channel_id text, p_checkpoint_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _limit(p_argument text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._limit(p_argument text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _lock_channel(p_channel_id text, p_create boolean); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _queue_topic(p_queue text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._queue_topic(p_queue text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _raise(p_code text, p_message text, p_detail jsonb); Type: ACL; Schema: actae; Owner: -
@@ -1073,6 +2314,30 @@ REVOKE ALL ON FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb)
 REVOKE ALL ON FUNCTION actae._require(p_missing boolean, p_argument text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_row(p_row actae.runs, p_outcome text, p_show_token boolean); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_row(p_row actae.runs, p_outcome text, p_show_token boolean) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _segments(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._segments(p_channel actae.channels) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _set_test_clock(p_offset interval); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._set_test_clock(p_offset interval) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _state_at(p_channel actae.channels, p_cursor bigint, p_version bigint); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1085,11 +2350,31 @@ REVOKE ALL ON FUNCTION actae._state_at(p_channel actae.channels, p_cursor bigint
 REVOKE ALL ON FUNCTION actae._topic(p_channel_id text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) TO actae_agent;
+
+--
 -- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) TO actae_operator;
+
+--
+-- Name: FUNCTION cancel_run(p_channel_id text, p_reason text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.cancel_run(p_channel_id text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.cancel_run(p_channel_id text, p_reason text) TO actae_operator;
 
 --
 -- Name: FUNCTION channel_topic(p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -1107,6 +2392,13 @@ REVOKE ALL ON FUNCTION actae.claim_execution(p_channel_id text, p_key_name text,
 GRANT ALL ON FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool_name text, p_params jsonb, p_dedup_fields text[], p_lease_seconds integer) TO actae_agent;
 
 --
+-- Name: FUNCTION claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer) TO actae_agent;
+
+--
 -- Name: FUNCTION close_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1121,11 +2413,34 @@ REVOKE ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_tok
 GRANT ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb) TO actae_agent;
 
 --
+-- Name: FUNCTION complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) TO actae_agent;
+
+--
 -- Name: FUNCTION create_channel(p_channel_id text, p_metadata jsonb); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb) TO actae_agent;
+
+--
+-- Name: FUNCTION decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer) TO actae_auditor;
+
+--
+-- Name: FUNCTION diff_states(p_channel_a text, p_channel_b text, p_max_changes integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean); Type: ACL; Schema: actae; Owner: -
@@ -1135,11 +2450,34 @@ REVOKE ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p
 GRANT ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean) TO actae_agent;
 
 --
+-- Name: FUNCTION fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean) TO actae_agent;
+
+--
+-- Name: FUNCTION follow_channel(p_channel_id text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text, p_operation_id text, p_tool_policies jsonb) TO actae_agent;
+
+--
+-- Name: FUNCTION fork_tree(p_channel_id text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION get_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -1166,6 +2504,28 @@ GRANT ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) TO
 GRANT ALL ON FUNCTION actae.get_execution(p_channel_id text, p_key_name text) TO actae_auditor;
 
 --
+-- Name: TABLE execution_traces; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.execution_traces TO actae_auditor;
+
+--
+-- Name: FUNCTION get_execution_trace(p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.get_execution_trace(p_execution_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.get_execution_trace(p_execution_id uuid) TO actae_agent;
+GRANT ALL ON FUNCTION actae.get_execution_trace(p_execution_id uuid) TO actae_auditor;
+
+--
+-- Name: FUNCTION get_run(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.get_run(p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.get_run(p_channel_id text) TO actae_agent;
+GRANT ALL ON FUNCTION actae.get_run(p_channel_id text) TO actae_auditor;
+
+--
 -- Name: FUNCTION get_state(p_channel_id text, p_version bigint, p_at_cursor bigint); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1179,6 +2539,93 @@ GRANT ALL ON FUNCTION actae.get_state(p_channel_id text, p_version bigint, p_at_
 
 REVOKE ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_channel(p_thread_id text, p_checkpoint_ns text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_channel(p_thread_id text, p_checkpoint_ns text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_channel(p_thread_id text, p_checkpoint_ns text) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_copy_thread(p_source_thread_id text, p_target_thread_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_copy_thread(p_source_thread_id text, p_target_thread_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_copy_thread(p_source_thread_id text, p_target_thread_id text) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_delete_for_runs(p_run_ids text[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_delete_for_runs(p_run_ids text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_delete_for_runs(p_run_ids text[]) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_delete_thread(p_thread_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_delete_thread(p_thread_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_delete_thread(p_thread_id text) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_fork_thread(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_new_thread_id text, p_tool_policies jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_fork_thread(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_new_thread_id text, p_tool_policies jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_fork_thread(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_new_thread_id text, p_tool_policies jsonb) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text) TO actae_agent;
+GRANT ALL ON FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text) TO actae_auditor;
+
+--
+-- Name: FUNCTION langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer) TO actae_auditor;
+
+--
+-- Name: FUNCTION langgraph_prune(p_thread_ids text[], p_strategy text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_prune(p_thread_ids text[], p_strategy text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_prune(p_thread_ids text[], p_strategy text) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_put(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_checkpoint_id text, p_checkpoint jsonb, p_metadata jsonb, p_blobs bytea[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_put(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_checkpoint_id text, p_checkpoint jsonb, p_metadata jsonb, p_blobs bytea[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_put(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_checkpoint_id text, p_checkpoint jsonb, p_metadata jsonb, p_blobs bytea[]) TO actae_agent;
+
+--
+-- Name: FUNCTION langgraph_put_writes(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text, p_task_path text, p_writes jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text, p_task_path text, p_writes jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text, p_task_path text, p_writes jsonb) TO actae_agent;
+
+--
+-- Name: FUNCTION list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION list_events(p_channel_id text, p_after_cursor bigint, p_max_events integer); Type: ACL; Schema: actae; Owner: -
@@ -1205,11 +2652,27 @@ GRANT ALL ON FUNCTION actae.list_expired_leases(p_max_rows integer) TO actae_age
 GRANT ALL ON FUNCTION actae.list_expired_leases(p_max_rows integer) TO actae_auditor;
 
 --
+-- Name: FUNCTION list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) TO actae_auditor;
+
+--
 -- Name: FUNCTION purge(p_older_than interval, p_batch_size integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.purge(p_older_than interval, p_batch_size integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.purge(p_older_than interval, p_batch_size integer) TO actae_operator;
+
+--
+-- Name: FUNCTION queue_topic(p_queue text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.queue_topic(p_queue text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.queue_topic(p_queue text) TO actae_agent;
+GRANT ALL ON FUNCTION actae.queue_topic(p_queue text) TO actae_auditor;
 
 --
 -- Name: FUNCTION record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_expected_cursor bigint); Type: ACL; Schema: actae; Owner: -
@@ -1219,11 +2682,40 @@ REVOKE ALL ON FUNCTION actae.record_event(p_channel_id text, p_event_type text, 
 GRANT ALL ON FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_expected_cursor bigint) TO actae_agent;
 
 --
+-- Name: FUNCTION set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) TO actae_agent;
+
+--
 -- Name: FUNCTION set_key_ttl(p_channel_id text, p_key_ttl interval); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) TO actae_agent;
+
+--
+-- Name: FUNCTION sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text, p_run_at timestamp with time zone, p_max_attempts integer) TO actae_agent;
+
+--
+-- Name: FUNCTION timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint, p_max_rows integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint, p_operation_id text); Type: ACL; Schema: actae; Owner: -
@@ -1233,11 +2725,24 @@ REVOKE ALL ON FUNCTION actae.transition_state(p_channel_id text, p_event_type te
 GRANT ALL ON FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint, p_operation_id text) TO actae_agent;
 
 --
+-- Name: FUNCTION wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) TO actae_agent;
+
+--
 -- Name: FUNCTION watch_channel(p_channel_id text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer) TO actae_agent;
+
+--
+-- Name: TABLE annotations; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.annotations TO actae_auditor;
 
 --
 -- Name: TABLE channel_lineage; Type: ACL; Schema: actae; Owner: -
@@ -1250,6 +2755,24 @@ GRANT SELECT ON TABLE actae.channel_lineage TO actae_auditor;
 --
 
 GRANT SELECT ON TABLE actae.execution_leases TO actae_auditor;
+
+--
+-- Name: TABLE langgraph_checkpoints; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.langgraph_checkpoints TO actae_auditor;
+
+--
+-- Name: TABLE langgraph_threads; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.langgraph_threads TO actae_auditor;
+
+--
+-- Name: TABLE langgraph_writes; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.langgraph_writes TO actae_auditor;
 
 --
 -- Name: TABLE schema_migrations; Type: ACL; Schema: actae; Owner: -

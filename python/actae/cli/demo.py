@@ -62,7 +62,8 @@ def _add_dev(sub: Subparsers) -> None:
                                    "DSN; run until Ctrl-C")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="where the server keeps its data (default: under your cache folder)")
-    p.add_argument("--port", type=int, default=None, help="TCP port (default: a free one)")
+    p.add_argument("--port", type=int, default=None,
+                   help="TCP port (default: $ACTAE_PG_PORT, else 54320 when free, else a free one)")
     p.set_defaults(handler=_dev)
 
 

@@ -332,13 +332,14 @@ def test_in_progress_waits_for_the_owner_then_replays_its_result(
     channel, params = unique("run"), {"q": "x"}
     owned = claim(dsn, channel, "k", "search", params, lease=30)
     assert owned.claim_token is not None
-    completed_at: list[float] = []
+    completing_at: list[float] = []
 
     def owner() -> None:  # the other worker: finishes its tool 0.8 s later
         time.sleep(0.8)
         with SyncActaeClient(dsn, max_size=1) as client:
+            # Taken before the call: run_tool may see the commit before this call returns.
+            completing_at.append(time.monotonic())
             client.complete_execution(owned.execution.id, owned.claim_token, {"by": "owner"})
-        completed_at.append(time.monotonic())
 
     thread = threading.Thread(target=owner)
     thread.start()
@@ -349,7 +350,7 @@ def test_in_progress_waits_for_the_owner_then_replays_its_result(
     thread.join()
     assert result == {"by": "owner"}
     assert body.contexts == []
-    assert completed_at and returned_at >= completed_at[0]
+    assert completing_at and returned_at >= completing_at[0]
 
 
 @pytest.mark.usefixtures("real_clock")

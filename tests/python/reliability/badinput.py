@@ -137,6 +137,24 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         "tags": st.one_of(st.none(), st.lists(any_text, max_size=40)),
         **{name: st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))) for name in (
             "created_after", "created_before", "before_created_at")},
+        # LangGraph saver (actae.langgraph_*): thread ids are random text, so a generated
+        # delete or prune never reaches another test's thread.
+        **{name: any_text for name in (
+            "thread_id", "source_thread_id", "target_thread_id", "new_thread_id",
+            "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id", "task_id", "task_path",
+            "before", "strategy")},
+        "checkpoint": st.one_of(any_json, st.sampled_from([
+            {"channel_values": {"a": {"type": "msgpack", "blob": 1}}},
+            {"channel_values": {"a": {"type": "msgpack", "blob": "x"}}},
+            {"channel_values": {"a": "blob"}}])),
+        "filter": any_json, "limit": any_int,
+        "writes": st.one_of(any_json, st.sampled_from([
+            [{"idx": 0, "channel": "c", "value": {"value": 1}}],
+            [{"idx": "x", "channel": "c", "value": 1}], [{"idx": 1e12, "channel": "c"}],
+            [{"idx": 0.5, "channel": 1, "value": None}], ["w"]])),
+        "blobs": st.one_of(st.none(), st.lists(st.binary(max_size=16), max_size=3)),
+        "thread_ids": st.one_of(st.none(), st.lists(any_text, max_size=3)),
+        "run_ids": st.one_of(st.none(), st.lists(any_text, max_size=3)),
     }
 
 
@@ -165,6 +183,9 @@ def raw_strategy(pg_type: str, world: World) -> st.SearchStrategy[Any]:
         return st.one_of(st.none(), st.datetimes(
             min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
             timezones=st.just(UTC)))
+    if pg_type == "bytea[]":
+        return st.one_of(st.none(), st.lists(st.one_of(st.none(), st.binary(max_size=16)),
+                                             max_size=3))
     if pg_type == "interval":
         return st.one_of(st.none(), st.timedeltas(min_value=timedelta(days=-10),
                                                   max_value=timedelta(days=40000)))

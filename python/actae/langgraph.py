@@ -1,0 +1,568 @@
+"""Actae as LangGraph's checkpointer, and LangGraph tools as durable Actae executions.
+
+``ActaeSaver`` (blocking) and ``AsyncActaeSaver`` (asyncio) are LangGraph
+``BaseCheckpointSaver`` implementations that store everything through Actae's SQL API
+(``actae.langgraph_*`` in sql/50_langgraph.sql): a thread namespace ``(thread_id,
+checkpoint_ns)`` is an Actae channel, a checkpoint is a state transition of it, a pending
+write is an idempotent event. ``put`` and ``put_writes`` are one round trip each.
+
+``durable_tool(tool, client)`` wraps a LangChain tool so that every call runs through
+``run_tool``, keyed by the thread, the tool node's namespace and the tool-call id: a graph
+resumed after a crash replays a call that completed instead of repeating it, and a thread
+copied or forked with the saver inherits the completed calls. Needs ``actae[langgraph]``.
+
+Values: a channel value or pending write that is None, a bool, an int, a finite float or
+a string is stored as plain JSON (``{"value": ...}``); anything else through the saver's
+serde (``{"type": ..., "data": <base64>}``), as LangGraph's own Postgres saver stores blobs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextvars
+import json
+import math
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_checkpoint_id,
+    get_serializable_checkpoint_metadata,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+from actae import calls
+from actae.client import ActaeClient, SyncActaeClient
+from actae.context import ToolContext
+from actae.migrate import migrate
+from actae.models import ForkResult
+
+__all__ = [
+    "ActaeSaver",
+    "AsyncActaeSaver",
+    "DurableTool",
+    "current_tool_context",
+    "durable_tool",
+]
+
+Row = dict[str, Any]
+
+
+class _Codec:
+    """Turns LangGraph checkpoints, values and rows into Actae's JSON and back."""
+
+    serde: SerializerProtocol
+
+    def _encode(self, value: Any) -> dict[str, Any]:
+        if _plain(value):
+            return {"value": value}
+        kind, data = self.serde.dumps_typed(value)
+        return {"type": kind, "data": base64.b64encode(data).decode("ascii")}
+
+    def _decode(self, stored: Mapping[str, Any]) -> Any:
+        if "value" in stored:
+            return stored["value"]
+        return self.serde.loads_typed((stored["type"], base64.b64decode(stored["data"])))
+
+    def _state(self, checkpoint: Checkpoint) -> tuple[dict[str, Any], list[bytes]]:
+        """The checkpoint as stored JSON, and the serialized channel values it refers to as
+        {"type": t, "blob": i} (sent as bytes; the database stores them as base64)."""
+        state: dict[str, Any] = {}
+        encoded: dict[str, Any] = {}
+        for key, value in checkpoint.items():
+            if key == "channel_values":
+                continue
+            if _plain_tree(value):
+                state[key] = value
+            else:
+                encoded[key] = self._encode(value)
+        values: dict[str, Any] = {}
+        blobs: list[bytes] = []
+        for channel, value in checkpoint["channel_values"].items():
+            if _plain(value):
+                values[channel] = {"value": value}
+            else:
+                kind, data = self.serde.dumps_typed(value)
+                blobs.append(data)
+                values[channel] = {"type": kind, "blob": len(blobs)}
+        state["channel_values"] = values
+        if encoded:
+            state["encoded"] = encoded
+        return state, blobs
+
+    def _checkpoint(self, state: Mapping[str, Any], blobs: Sequence[bytes] | None) -> Checkpoint:
+        checkpoint = {k: v for k, v in state.items() if k not in ("channel_values", "encoded")}
+        for key, value in (state.get("encoded") or {}).items():
+            checkpoint[key] = self._decode(value)
+        values = {}
+        for channel, value in state["channel_values"].items():
+            if "blob" in value:
+                assert blobs is not None
+                values[channel] = self.serde.loads_typed(
+                    (value["type"], bytes(blobs[value["blob"] - 1])))
+            else:
+                values[channel] = self._decode(value)
+        checkpoint["channel_values"] = values
+        return checkpoint  # type: ignore[return-value]
+
+    def _put_call(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata
+    ) -> tuple[calls.Call[Row], RunnableConfig]:
+        conf = config["configurable"]
+        thread_id, ns = str(conf["thread_id"]), conf.get("checkpoint_ns", "")
+        state, blobs = self._state(checkpoint)
+        call = calls.langgraph_put(
+            thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), state,
+            get_serializable_checkpoint_metadata(config, metadata), blobs,
+        )
+        next_config: RunnableConfig = {"configurable": {
+            "thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"],
+        }}
+        return call, next_config
+
+    def _writes_call(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+        task_path: str,
+    ) -> calls.Call[int]:
+        conf = config["configurable"]
+        return calls.langgraph_put_writes(
+            str(conf["thread_id"]), conf.get("checkpoint_ns", ""), conf["checkpoint_id"],
+            task_id, task_path,
+            [{"idx": WRITES_IDX_MAP.get(channel, idx), "channel": channel,
+              "value": self._encode(value)} for idx, (channel, value) in enumerate(writes)],
+        )
+
+    @staticmethod
+    def _get_call(config: RunnableConfig) -> calls.Call[list[Row]]:
+        conf = config["configurable"]
+        return calls.langgraph_get_tuple(
+            str(conf["thread_id"]), conf.get("checkpoint_ns", ""), get_checkpoint_id(config)
+        )
+
+    @staticmethod
+    def _list_call(
+        config: RunnableConfig | None, filter: dict[str, Any] | None,
+        before: RunnableConfig | None, limit: int | None,
+    ) -> calls.Call[list[Row]]:
+        conf = (config or {}).get("configurable") or {}
+        thread_id = conf.get("thread_id")
+        return calls.langgraph_list(
+            None if thread_id is None else str(thread_id), conf.get("checkpoint_ns"),
+            filter or None, None if before is None else get_checkpoint_id(before), limit,
+        )
+
+    def _tuple(self, row: Row) -> CheckpointTuple:
+        def config_of(checkpoint_id: str) -> RunnableConfig:
+            return {"configurable": {
+                "thread_id": row["thread_id"], "checkpoint_ns": row["checkpoint_ns"],
+                "checkpoint_id": checkpoint_id,
+            }}
+
+        parent = row["parent_checkpoint_id"]
+        return CheckpointTuple(
+            config=config_of(row["checkpoint_id"]),
+            checkpoint=self._checkpoint(row["checkpoint"], row["blobs"]),
+            metadata=row["metadata"],
+            parent_config=config_of(parent) if parent else None,
+            pending_writes=[
+                (task_id, channel, self._decode(value))
+                for task_id, channel, value in row["pending_writes"]
+            ],
+        )
+
+
+def _plain(value: Any) -> bool:
+    """Stored as plain JSON: None, bool, int, finite float, str without NUL."""
+    kind = type(value)
+    if value is None or kind is bool or kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    return kind is str and "\x00" not in value
+
+
+def _plain_tree(value: Any) -> bool:
+    """JSON that comes back equal: plain values, lists and str-keyed dicts of them."""
+    if type(value) is list:
+        return all(_plain_tree(v) for v in value)
+    if type(value) is dict:
+        return all(type(k) is str and "\x00" not in k and _plain_tree(v)
+                   for k, v in value.items())
+    return _plain(value)
+
+
+class ActaeSaver(_Codec, BaseCheckpointSaver[int]):
+    """LangGraph checkpointer on Actae (blocking). ``ActaeSaver(client_or_pool)``, or
+    ``with ActaeSaver.from_conn_string(dsn) as saver``. The async methods run the blocking
+    ones in a worker thread; use AsyncActaeSaver under asyncio."""
+
+    def __init__(
+        self, client: SyncActaeClient | ConnectionPool, *, serde: SerializerProtocol | None = None,
+    ) -> None:
+        super().__init__(serde=serde)
+        self.client = client if isinstance(client, SyncActaeClient) else SyncActaeClient(
+            pool=client)
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(
+        cls, conn_string: str, *, serde: SerializerProtocol | None = None, max_size: int = 10,
+    ) -> Iterator[ActaeSaver]:
+        """A saver on its own connection pool, closed when the block ends."""
+        with SyncActaeClient(conn_string, max_size=max_size) as client:
+            yield cls(client, serde=serde)
+
+    def setup(self) -> None:
+        """Apply Actae's migrations (the saver's schema included); safe to repeat."""
+        migrate(self.client.pool.conninfo)
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        rows = self.client.run(self._get_call(config))
+        return self._tuple(rows[0]) if rows else None
+
+    def list(
+        self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None, limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        for row in self.client.run(self._list_call(config, filter, before, limit)):
+            yield self._tuple(row)
+
+    def put(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        call, next_config = self._put_call(config, checkpoint, metadata)
+        self.client.run(call)
+        return next_config
+
+    def put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self.client.run(self._writes_call(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.client.run(calls.langgraph_delete_thread(str(thread_id)))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self.client.run(calls.langgraph_delete_for_runs([str(r) for r in run_ids]))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self.client.run(calls.langgraph_copy_thread(str(source_thread_id),
+                                                    str(target_thread_id)))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self.client.run(calls.langgraph_prune(_thread_ids(thread_ids), strategy))
+
+    def fork_thread(
+        self, config: RunnableConfig, new_thread_id: str,
+        tool_policies: Mapping[str, str] | None = None,
+    ) -> ForkResult:
+        """Start thread new_thread_id at the checkpoint config names (Actae's fork_channel:
+        constant cost; completed durable tool calls replay in the new thread)."""
+        return self.client.run(_fork_call(config, new_thread_id, tool_policies))
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(
+        self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None, limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        rows = await asyncio.to_thread(
+            self.client.run, self._list_call(config, filter, before, limit))
+        for row in rows:
+            yield self._tuple(row)
+
+    async def aput(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await asyncio.to_thread(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await asyncio.to_thread(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await asyncio.to_thread(self.delete_thread, thread_id)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await asyncio.to_thread(self.delete_for_runs, run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await asyncio.to_thread(self.copy_thread, source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
+
+
+class AsyncActaeSaver(_Codec, BaseCheckpointSaver[int]):
+    """LangGraph checkpointer on Actae (asyncio). ``AsyncActaeSaver(client_or_pool)``, or
+    ``async with AsyncActaeSaver.from_conn_string(dsn) as saver``. Construct it inside the
+    event loop; its blocking methods may then be called from other threads (as LangGraph's
+    sync graph API does), not from the loop's own thread."""
+
+    def __init__(
+        self, client: ActaeClient | AsyncConnectionPool, *,
+        serde: SerializerProtocol | None = None,
+    ) -> None:
+        super().__init__(serde=serde)
+        self.client = client if isinstance(client, ActaeClient) else ActaeClient(pool=client)
+        self.loop = asyncio.get_running_loop()
+
+    @classmethod
+    @asynccontextmanager
+    async def from_conn_string(
+        cls, conn_string: str, *, serde: SerializerProtocol | None = None, max_size: int = 10,
+    ) -> AsyncIterator[AsyncActaeSaver]:
+        """A saver on its own connection pool, closed when the block ends."""
+        async with ActaeClient(conn_string, max_size=max_size) as client:
+            yield cls(client, serde=serde)
+
+    async def setup(self) -> None:
+        """Apply Actae's migrations (the saver's schema included); safe to repeat."""
+        await asyncio.to_thread(migrate, self.client.pool.conninfo)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        rows = await self.client.run(self._get_call(config))
+        return self._tuple(rows[0]) if rows else None
+
+    async def alist(
+        self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None, limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        for row in await self.client.run(self._list_call(config, filter, before, limit)):
+            yield self._tuple(row)
+
+    async def aput(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        call, next_config = self._put_call(config, checkpoint, metadata)
+        await self.client.run(call)
+        return next_config
+
+    async def aput_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self.client.run(self._writes_call(config, writes, task_id, task_path))
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self.client.run(calls.langgraph_delete_thread(str(thread_id)))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self.client.run(calls.langgraph_delete_for_runs([str(r) for r in run_ids]))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self.client.run(calls.langgraph_copy_thread(str(source_thread_id),
+                                                          str(target_thread_id)))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self.client.run(calls.langgraph_prune(_thread_ids(thread_ids), strategy))
+
+    async def afork_thread(
+        self, config: RunnableConfig, new_thread_id: str,
+        tool_policies: Mapping[str, str] | None = None,
+    ) -> ForkResult:
+        """See ActaeSaver.fork_thread."""
+        return await self.client.run(_fork_call(config, new_thread_id, tool_policies))
+
+    # Blocking twins for LangGraph's sync API, run on the saver's loop from another thread.
+    def _block(self, coro: Any) -> Any:
+        try:
+            if asyncio.get_running_loop() is self.loop:
+                coro.close()
+                raise asyncio.InvalidStateError(
+                    "blocking calls to AsyncActaeSaver are only allowed from another thread;"
+                    " use the async methods (aget_tuple, alist, ...) on the event loop")
+        except RuntimeError:
+            pass
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return self._block(self.aget_tuple(config))
+
+    def list(
+        self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None, limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        rows = self._block(self.client.run(self._list_call(config, filter, before, limit)))
+        for row in rows:
+            yield self._tuple(row)
+
+    def put(
+        self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return self._block(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_writes(
+        self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self._block(self.aput_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        self._block(self.adelete_thread(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self._block(self.adelete_for_runs(run_ids))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self._block(self.acopy_thread(source_thread_id, target_thread_id))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self._block(self.aprune(thread_ids, strategy=strategy))
+
+
+def _thread_ids(thread_ids: Sequence[str]) -> list[str]:
+    if isinstance(thread_ids, str):
+        raise TypeError("thread_ids must be a sequence of thread ids, not a str")
+    return [str(t) for t in thread_ids]
+
+
+def _fork_call(
+    config: RunnableConfig, new_thread_id: str, tool_policies: Mapping[str, str] | None
+) -> calls.Call[ForkResult]:
+    conf = config["configurable"]
+    checkpoint_id = get_checkpoint_id(config)
+    if not checkpoint_id:
+        raise ValueError("fork_thread needs a config with a checkpoint_id")
+    return calls.langgraph_fork_thread(
+        str(conf["thread_id"]), conf.get("checkpoint_ns", ""), checkpoint_id,
+        str(new_thread_id), tool_policies,
+    )
+
+
+# --- durable tools ------------------------------------------------------------------------
+
+_CURRENT: contextvars.ContextVar[ToolContext | None] = contextvars.ContextVar(
+    "actae_langgraph_tool", default=None)
+
+
+def current_tool_context() -> ToolContext:
+    """Inside a durable tool: its Actae ToolContext (``idempotency_key`` for the provider,
+    ``fence``, ``attempt``, ``ambiguous``)."""
+    ctx = _CURRENT.get()
+    if ctx is None:
+        raise RuntimeError("current_tool_context() is only available inside a durable tool")
+    return ctx
+
+
+def _tool_call(tool_input: Any) -> tuple[str, dict[str, Any]]:
+    if isinstance(tool_input, dict) and tool_input.get("type") == "tool_call":
+        return str(tool_input["id"]), dict(tool_input["args"])
+    raise ValueError("a durable tool must be called with a tool call (it is keyed by its id),"
+                     " e.g. from LangGraph's ToolNode")
+
+
+def _namespace(config: RunnableConfig | None) -> tuple[str, str]:
+    conf = (config or {}).get("configurable") or {}
+    if "thread_id" not in conf:
+        raise ValueError("a durable tool needs a thread_id in its config")
+    # The node's path without task ids: stable across resumes and forks of the thread.
+    ns = "|".join(part.split(":")[0] for part in str(conf.get("checkpoint_ns", "")).split("|")
+                  if not part.isdigit())
+    return str(conf["thread_id"]), ns
+
+
+def _message(result: Any, call_id: str, name: str) -> ToolMessage:
+    content = result if isinstance(result, str) else json.dumps(result)
+    return ToolMessage(content=content, tool_call_id=call_id, name=name)
+
+
+class DurableTool(BaseTool):
+    """A LangChain tool whose calls are Actae executions (see durable_tool)."""
+
+    inner: BaseTool
+    client: Any
+    lease_seconds: int = 60
+    dedup_fields: list[str] | None = None
+
+    def _key(self, config: RunnableConfig | None, call_id: str) -> tuple[str, str]:
+        thread_id, ns = _namespace(config)
+        return thread_id, f"langgraph:{ns}:{call_id}"
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        call_id, args = _tool_call(input)
+        thread_id, key = self._key(config, call_id)
+        client: SyncActaeClient = self.client
+
+        def effect(ctx: ToolContext) -> Any:
+            token = _CURRENT.set(ctx)
+            try:
+                return self.inner.invoke(args, config)
+            finally:
+                _CURRENT.reset(token)
+
+        channel_id = client.run(calls.langgraph_channel(thread_id))
+        result = client.run_tool(
+            effect, channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
+            dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
+        return _message(result, call_id, self.name)
+
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
+        call_id, args = _tool_call(input)
+        thread_id, key = self._key(config, call_id)
+        client: ActaeClient = self.client
+
+        async def effect(ctx: ToolContext) -> Any:
+            token = _CURRENT.set(ctx)
+            try:
+                return await self.inner.ainvoke(args, config)
+            finally:
+                _CURRENT.reset(token)
+
+        channel_id = await client.run(calls.langgraph_channel(thread_id))
+        result = await client.run_tool(
+            effect, channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
+            dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
+        return _message(result, call_id, self.name)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("DurableTool runs through invoke / ainvoke")
+
+
+def durable_tool(
+    tool: BaseTool,
+    client: SyncActaeClient | ActaeClient | ActaeSaver | AsyncActaeSaver,
+    *,
+    lease_seconds: int = 60,
+    dedup_fields: Sequence[str] | None = None,
+) -> DurableTool:
+    """Wrap a LangChain tool so each call runs through Actae's run_tool.
+
+    The execution lives in the thread's root channel under key
+    ``langgraph:<node path>:<tool_call_id>``; its params are the call's arguments (they
+    must be JSON, so no injected state). A call that completed replays its stored result
+    (the tool is not called again) after a crash, a retry, a resume, or in a thread copied
+    or forked from this one; a call cut off mid-way is re-run with the same
+    ``current_tool_context().idempotency_key``, which the tool should hand to its provider.
+    The tool's result must be JSON (a str becomes the ToolMessage content as is). Use a
+    SyncActaeClient / ActaeSaver for ``invoke`` and an ActaeClient / AsyncActaeSaver for
+    ``ainvoke``.
+    """
+    inner_client = client.client if isinstance(client, ActaeSaver | AsyncActaeSaver) else client
+    return DurableTool(
+        name=tool.name, description=tool.description, args_schema=tool.args_schema,
+        inner=tool, client=inner_client, lease_seconds=lease_seconds,
+        dedup_fields=None if dedup_fields is None else list(dedup_fields),
+    )

@@ -1,0 +1,218 @@
+"""A real LangGraph StateGraph whose tool node charges a provider through durable_tool.
+
+The graph: agent (a fake chat model from langchain_core that asks for one charge) ->
+tools (ToolNode with the durable charge tool) -> agent (final answer). The provider is a
+table in the test database that records one charge per idempotency key and counts every
+request, as a payments API with idempotency keys does.
+
+Crash tests run the graph in a child process that SIGKILLs itself at a chosen point, then
+resume the thread from the checkpointer in a new child process, and count charges:
+* after_provider: the provider confirmed, Actae has not recorded the result yet (the
+  ambiguous window). The resumed run reclaims the execution once its lease lapses and calls
+  the tool again with the same idempotency key: 2 provider requests, 1 charge.
+* after_recorded: the result is recorded, LangGraph has not saved the step's writes yet.
+  The resumed run re-runs the tool node and the call replays: 1 request, 1 charge.
+
+Both runs use durability="sync": each step's checkpoint is saved before the next step
+starts. With LangGraph's default "async" a kill can also lose the step that asked for the
+tool call, and a real model asked again answers with a new tool-call id, which is a new
+execution (docs/langgraph.md says so). Run as a script, this file is that child process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import psycopg.types.json
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
+
+from actae.langgraph import ActaeSaver, AsyncActaeSaver, current_tool_context, durable_tool
+
+CALL = {"name": "charge", "args": {"order_id": "o-4471", "amount_cents": 4200}, "id": "call_1"}
+
+
+def _provider(dsn: str, table: str) -> Any:
+    @tool
+    def charge(order_id: str, amount_cents: int) -> dict[str, Any]:
+        """Charge the customer for an order."""
+        key = current_tool_context().idempotency_key
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            row = conn.execute(
+                f"insert into {table} (idempotency_key, order_id, amount_cents)"
+                " values (%s, %s, %s) on conflict (idempotency_key)"
+                " do update set requests = excluded.requests + " + table + ".requests"
+                " returning charge_id", (key, order_id, amount_cents)).fetchone()
+        assert row is not None
+        if os.environ.get("KILL_AT") == "after_provider":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return {"charge_id": f"ch_{row[0]}", "amount_cents": amount_cents}
+
+    return charge
+
+
+class _KillingSaver(ActaeSaver):
+    """Dies just before LangGraph saves the tool node's writes (KILL_AT=after_recorded)."""
+
+    def put_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        if os.environ.get("KILL_AT") == "after_recorded" and any(
+            isinstance(v, list) and any(isinstance(m, ToolMessage) for m in v)
+            for _, v in writes
+        ):
+            os.kill(os.getpid(), signal.SIGKILL)
+        super().put_writes(config, writes, task_id, task_path)
+
+
+def _graph(
+    saver: ActaeSaver | AsyncActaeSaver, dsn: str, table: str, replies: list[AIMessage]
+) -> Any:
+    model = GenericFakeChatModel(messages=iter(replies))
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [model.invoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode([durable_tool(_provider(dsn, table), saver,
+                                                     lease_seconds=1)]))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition)
+    builder.add_edge("tools", "agent")
+    return builder.compile(checkpointer=saver)
+
+
+def _child(dsn: str, table: str, thread_id: str, mode: str) -> None:
+    config = {"configurable": {"thread_id": thread_id}}
+    done = AIMessage(content="charged")
+    with _KillingSaver.from_conn_string(dsn) as saver:
+        if mode == "start":
+            graph = _graph(saver, dsn, table, [AIMessage(content="", tool_calls=[CALL]), done])
+            graph.invoke({"messages": [HumanMessage(content="charge order o-4471")]}, config,
+                         durability="sync")
+        else:  # resume: the first model reply is in the checkpoint, only the last is asked
+            graph = _graph(saver, dsn, table, [done])
+            state = graph.invoke(None, config, durability="sync")
+            print([type(m).__name__ + ":" + str(m.content) for m in state["messages"]])
+
+
+def _run_child(dsn: str, table: str, thread_id: str, mode: str, kill_at: str = "") -> Any:
+    env = {**os.environ, "KILL_AT": kill_at,
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[3] / "python"),
+                                          os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, __file__, dsn, table, thread_id, mode], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _provider_table(conn: psycopg.Connection, unique: Any) -> str:
+    table = unique("provider").replace("-", "_")
+    conn.execute(f"create table {table} (idempotency_key text primary key, order_id text,"
+                 " amount_cents integer, charge_id serial, requests integer not null default 1)")
+    return table
+
+
+def _counts(conn: psycopg.Connection, table: str) -> tuple[int, int]:
+    row = conn.execute(f"select count(*), coalesce(sum(requests), 0) from {table}").fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def _crash_and_resume(dsn: str, conn: psycopg.Connection, unique: Any, kill_at: str) -> Any:
+    table, thread_id = _provider_table(conn, unique), unique("lg-thread")
+    first = _run_child(dsn, table, thread_id, "start", kill_at)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    assert _counts(conn, table)[0] == 1, "the provider confirmed before the kill"
+    second = _run_child(dsn, table, thread_id, "resume")
+    assert second.returncode == 0, second.stderr
+    assert "ToolMessage:" in second.stdout and "AIMessage:charged" in second.stdout
+    return table, thread_id, second.stdout
+
+
+def test_kill_after_provider_confirmed_resumes_with_one_charge(dsn, conn, unique) -> None:
+    table, thread_id, out = _crash_and_resume(dsn, conn, unique, "after_provider")
+    assert _counts(conn, table) == (1, 2), "two requests with one key, one charge"
+    row = conn.execute(
+        "select e.status, e.attempt, e.ambiguous from actae.executions as e"
+        " join actae.langgraph_threads as t on t.channel_id = e.channel_id"
+        " where t.thread_id = %s and t.checkpoint_ns = ''", (thread_id,)).fetchone()
+    assert row == ("completed", 2, True)
+    assert out.count("ToolMessage:") == 1
+
+
+def test_kill_after_result_recorded_replays_the_charge(dsn, conn, unique) -> None:
+    table, thread_id, out = _crash_and_resume(dsn, conn, unique, "after_recorded")
+    assert _counts(conn, table) == (1, 1), "the resumed tool node replayed the stored result"
+    assert out.count("ToolMessage:") == 1
+    row = conn.execute(
+        "select e.status, e.attempt, e.ambiguous from actae.executions as e"
+        " join actae.langgraph_threads as t on t.channel_id = e.channel_id"
+        " where t.thread_id = %s and t.checkpoint_ns = ''", (thread_id,)).fetchone()
+    assert row == ("completed", 1, False)
+
+
+def test_async_graph_runs_the_tool_through_the_ledger(dsn, conn, unique) -> None:
+    table, thread_id = _provider_table(conn, unique), unique("lg-thread")
+    config = {"configurable": {"thread_id": thread_id}}
+
+    async def main() -> Any:
+        async with AsyncActaeSaver.from_conn_string(dsn) as saver:
+            graph = _graph(saver, dsn, table, [AIMessage(content="", tool_calls=[CALL]),
+                                               AIMessage(content="charged")])
+            return await graph.ainvoke({"messages": [HumanMessage(content="go")]}, config)
+
+    state = asyncio.run(main())
+    assert state["messages"][-1].content == "charged"
+    assert _counts(conn, table) == (1, 1)
+    row = conn.execute(
+        "select e.key_name, e.tool_name, e.status, e.params from actae.executions as e"
+        " join actae.langgraph_threads as t on t.channel_id = e.channel_id"
+        " where t.thread_id = %s", (thread_id,)).fetchone()
+    assert row == ("langgraph:tools:call_1", "charge", "completed", CALL["args"])
+
+
+def test_forked_thread_replays_the_charge_instead_of_repeating_it(dsn, conn, unique) -> None:
+    table, thread_id = _provider_table(conn, unique), unique("lg-thread")
+    config = {"configurable": {"thread_id": thread_id}}
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        graph = _graph(saver, dsn, table, [AIMessage(content="", tool_calls=[CALL]),
+                                           AIMessage(content="charged")])
+        graph.invoke({"messages": [HumanMessage(content="charge it")]}, config)
+        assert _counts(conn, table) == (1, 1)
+        before_tools = next(s for s in graph.get_state_history(config) if s.next == ("tools",))
+        fork_id = unique("lg-fork")
+        fork = saver.fork_thread(before_tools.config, fork_id)
+        assert fork.outcome == "forked"
+        forked = _graph(saver, dsn, table, [AIMessage(content="charged again?")])
+        state = forked.invoke(None, {"configurable": {"thread_id": fork_id}})
+    assert _counts(conn, table) == (1, 1), "the fork replayed the inherited charge"
+    replay = conn.execute(
+        "select c.outcome from actae.langgraph_threads as t, actae.claim_execution("
+        "t.channel_id, 'langgraph:tools:call_1', 'charge', %s) as c"
+        " where t.thread_id = %s and t.checkpoint_ns = ''",
+        (psycopg.types.json.Jsonb(CALL["args"]), fork_id)).fetchone()
+    assert replay == ("replayed",), "the fork's channel inherits the completed execution"
+    original = saver_state_messages(dsn, thread_id)
+    tool_messages = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert [m.content for m in tool_messages] == [
+        m.content for m in original if isinstance(m, ToolMessage)]
+    assert state["messages"][-1].content == "charged again?"
+
+
+def saver_state_messages(dsn: str, thread_id: str) -> list[Any]:
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        found = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
+    assert found is not None
+    return list(found.checkpoint["channel_values"]["messages"])
+
+
+if __name__ == "__main__":
+    _child(*sys.argv[1:5])

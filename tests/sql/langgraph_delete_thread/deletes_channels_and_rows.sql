@@ -1,0 +1,27 @@
+-- Deleting a thread deletes every namespace's channel (events, snapshots, operations,
+-- executions) and index rows; a later put starts the thread afresh.
+begin;
+\ir ../helpers.psql
+\ir ../langgraph_helpers.psql
+select plan(6);
+
+select pg_temp.lg_put('tap-lg-del', '', 'cp-1');
+select pg_temp.lg_put('tap-lg-del', 'child:1', 'cp-2');
+select pg_temp.lg_write('tap-lg-del', '', 'cp-1', 'task', 0, 'ch', '{"value": 1}');
+select pg_temp.completed('langgraph:tap-lg-del', 'k', 'tool', '1');
+select is(actae.langgraph_delete_thread('tap-lg-del'), 2, 'two namespaces forgotten');
+select is((select count(*) from actae.langgraph_threads where thread_id = 'tap-lg-del'),
+    0::bigint, 'no mapping left');
+select is((select count(*) from actae.channels
+           where channel_id in ('langgraph:tap-lg-del', 'langgraph:tap-lg-del:child:1')),
+    0::bigint, 'the channels are deleted');
+select is((select count(*) from actae.executions where channel_id = 'langgraph:tap-lg-del'),
+    0::bigint, 'with their executions');
+select is((select count(*) from actae.langgraph_get_tuple('tap-lg-del', '')), 0::bigint,
+    'no checkpoint left');
+select pg_temp.lg_put('tap-lg-del', '', 'cp-1');
+select is((select head_cursor from actae.get_channel(pg_temp.lg_channel('tap-lg-del'))),
+    1::bigint, 'a new put starts a fresh channel');
+
+select * from finish();
+rollback;
