@@ -39,7 +39,10 @@ from (
     ('actae.executions', 'actae.channels'),
     ('actae.execution_traces', 'actae.channels'),
     ('actae.runs', 'actae.channels'),
-    ('actae.annotations', 'actae.channels')
+    ('actae.annotations', 'actae.channels'),
+    ('actae.langgraph_threads', 'actae.channels'),
+    ('actae.langgraph_checkpoints', 'actae.channels'),
+    ('actae.langgraph_writes', 'actae.channels')
 ) as t (name, colocate_with)
 where not exists (
     select 1 from pg_dist_partition as p
