@@ -39,9 +39,12 @@ AS_ROOT = os.geteuid() == 0
 HOST = "127.0.0.1"
 
 # pytest files run against the coordinator: these suites, found by name wherever
-# tests/python keeps them, then tests/citus/test_*.py.
+# tests/python keeps them, then tests/citus/test_*.py. Not test_runs_plans.py: it checks
+# the single-node plans of claim_run (index scans of actae.runs), which on Citus are
+# distributed plans; docs/SCALING.md says what claim_run runs on the cluster.
 SUITES = ("test_ledger.py", "test_events.py", "test_forks.py", "test_watch.py",
-          "test_runs*.py", "test_kill.py")
+          "test_runs_client.py", "test_runs_worker.py", "test_runs_cli.py",
+          "test_runs_survive.py", "test_kill.py")
 
 HBA = f"""\
 # Actae throwaway Citus cluster (tests/citus/cluster.py)
