@@ -45,6 +45,7 @@ help:
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
 	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
 	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph (~20 min)"
+	@echo "make test-citus     the suites on a 3-node Citus cluster (builds Citus when missing)"
 	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running; prints its DSN)"
 	@echo "make schema         regenerate tests/sql/schema.sql (pg_dump of schema actae after all migrations)"
 	@echo "make lint | pgtap | plpgsql-check | isolation | pytest | pytest-pg18    one step on its own"
@@ -165,3 +166,13 @@ clean:
 
 distclean: clean
 	rm -rf .venv
+
+# Citus: a coordinator and two workers on this machine, started and stopped by
+# tests/citus/cluster.py (ports ACTAE_CITUS_PORT, default 54331, and the next two). Builds
+# Citus when missing through $ACTAE_CITUS_BUILD, else ../shared/citus/build.sh (root);
+# without Citus and without that script it says so and succeeds. Then migrate, distribute
+# (sql/citus/), and run the ledger, events, forks, watch and runs suites, tests/citus and
+# the SIGKILL sweep against the coordinator. docs/SCALING.md.
+.PHONY: test-citus
+test-citus: deps venv
+	$(PY) tests/citus/cluster.py test

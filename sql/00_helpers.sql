@@ -192,12 +192,14 @@ end;
 $$;
 
 -- actae._fenced_error — explain why a fenced write (heartbeat/complete/fail) matched no row.
--- Guarantees: AC404 when the execution does not exist; AC423 when p_claim_token is not the
--- current token (checked before the status); AC409 when the execution already finished.
+-- Guarantees: AC404 when the execution does not exist in channel p_channel_id (null: in no
+-- channel); AC423 when p_claim_token is not the current token (checked before the status);
+-- AC409 when the execution already finished.
 create or replace function actae._fenced_error(
     p_execution_id uuid,
     p_claim_token uuid,
-    p_action text
+    p_action text,
+    p_channel_id text
 ) returns void
 language plpgsql
 stable
@@ -205,7 +207,8 @@ as $$
 declare
     v_row actae.executions;
 begin
-    select e.* into v_row from actae.executions as e where e.execution_id = p_execution_id;
+    select e.* into v_row from actae.executions as e
+    where e.channel_id = p_channel_id and e.execution_id = p_execution_id;
     if not found then
         perform actae._raise(
             'AC404',

@@ -46,6 +46,7 @@ declare
     v_row actae.executions;
     v_policy text;
     v_now timestamptz;
+    v_token uuid;
     v_lease_seconds integer := coalesce(p_lease_seconds, 60);
 begin
     -- The argument checks run inline (one expression instead of five calls per claim); only
@@ -168,9 +169,10 @@ begin
         return actae._execution_row(v_row, 'failed', false);
     end if;
 
+    v_token := gen_random_uuid();
     update actae.executions as e set
         status = 'claimed',
-        claim_token = gen_random_uuid(),
+        claim_token = v_token,
         fence = e.fence + 1,
         attempt = e.attempt + 1,
         params = p_params,
@@ -202,14 +204,13 @@ as $$
 declare
     v_row actae.executions;
 begin
-    select e.* into v_row
-    from unnest(p_channel.lineage_ids, p_channel.lineage_clocks)
-        with ordinality as s (channel_id, clock, depth)
-    inner join actae.executions as e
-        on e.channel_id = s.channel_id and e.key_name = p_key_name
-    where e.status = 'completed' and e.completed_clock <= s.clock
-    order by s.depth desc
-    limit 1;
+    -- One statement per ancestor, nearest first, each on one channel (one shard on Citus).
+    for i in reverse coalesce(array_length(p_channel.lineage_ids, 1), 0) .. 1 loop
+        select e.* into v_row from actae.executions as e
+        where e.channel_id = p_channel.lineage_ids[i] and e.key_name = p_key_name
+            and e.status = 'completed' and e.completed_clock <= p_channel.lineage_clocks[i];
+        exit when found;
+    end loop;
     return v_row;
 end;
 $$;
@@ -250,10 +251,14 @@ $$;
 -- now + lease_seconds (the claim's lease when null).
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 execution already finished (completed, failed or cancelled).
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.heartbeat_execution(
     p_execution_id uuid,
     p_claim_token uuid,
-    p_lease_seconds integer default null
+    p_lease_seconds integer default null,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -263,24 +268,30 @@ as $$
 declare
     v_row actae.executions;
     v_now timestamptz;
+    v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1);
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     -- One clock reading: the lease runs exactly lease_seconds from the recorded heartbeat
     -- (read before the row lock, so a wait can only shorten the lease, never stretch it).
     v_now := actae._now();
+    -- The sum is taken on UTC wall time (timestamp + interval and AT TIME ZONE are
+    -- immutable; timestamptz + interval is only stable, which Citus refuses in an UPDATE
+    -- when a column is an argument). Whole seconds in UTC: the same instant either way.
     update actae.executions as e set
         status = 'in_progress',
-        lease_expires_at = v_now
-        + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)),
+        lease_expires_at = ((v_now at time zone 'UTC')
+            + make_interval(secs => coalesce(p_lease_seconds, e.lease_seconds)))
+        at time zone 'UTC',
         heartbeat_at = v_now
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and actae._in_flight(e.status)
     returning e.* into v_row;
     if not found then
-        perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat');
+        perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat', v_channel_id);
     end if;
     return actae._execution_row(v_row, null, true);
 end;
@@ -294,10 +305,14 @@ $$;
 -- under FOR SHARE), which is what decides fork inheritance.
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 already failed, or already completed with a different result.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.complete_execution(
     p_execution_id uuid,
     p_claim_token uuid,
-    p_result jsonb default null
+    p_result jsonb default null,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -307,6 +322,9 @@ as $$
 declare
     v_row actae.executions;
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
+    v_now timestamptz := actae._now();
+    v_channel_id text;
+    v_clock bigint;
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
@@ -316,16 +334,18 @@ begin
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result');
     end if;
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
+    -- The channel clock, held under FOR SHARE until commit: appends and forks wait for this
+    -- completion, so its completed_clock is exact.
+    select c.clock into v_clock from actae.channels as c
+    where c.channel_id = v_channel_id
+    for share;
     update actae.executions as e set
         status = 'completed',
         result = v_result,
-        finished_at = actae._now(),
-        completed_clock = (
-            select c.clock from actae.channels as c
-            where c.channel_id = e.channel_id
-            for share
-        )
-    where e.execution_id = p_execution_id
+        finished_at = v_now,
+        completed_clock = v_clock
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and actae._in_flight(e.status)
     returning e.* into v_row;
@@ -333,11 +353,12 @@ begin
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token;
     if found and v_row.status = 'completed' and v_row.result = v_result then
         return actae._execution_row(v_row, null, true);
     end if;
-    perform actae._fenced_error(p_execution_id, p_claim_token, 'complete');
+    perform actae._fenced_error(p_execution_id, p_claim_token, 'complete', v_channel_id);
     return null;
 end;
 $$;
@@ -350,11 +371,15 @@ $$;
 -- says; repeating the call with the same token, error and retryable is a no-op success.
 -- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
 -- AC409 already completed, or already failed differently.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.fail_execution(
     p_execution_id uuid,
     p_error text,
     p_claim_token uuid,
-    p_retryable boolean default true
+    p_retryable boolean default true,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -363,17 +388,20 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
+    v_now timestamptz := actae._now();
+    v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._require(p_retryable is null, 'retryable');
     perform actae._check_text(p_error, 'error');
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     update actae.executions as e set
         status = case when e.cancel_requested_at is null then 'failed' else 'cancelled' end,
         error = p_error,
         retryable = p_retryable and e.cancel_requested_at is null,
-        finished_at = actae._now()
-    where e.execution_id = p_execution_id
+        finished_at = v_now
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
         and actae._in_flight(e.status)
     returning e.* into v_row;
@@ -381,12 +409,13 @@ begin
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id and e.claim_token = p_claim_token;
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
+        and e.claim_token = p_claim_token;
     if found and v_row.status in ('failed', 'cancelled') and v_row.error = p_error
         and v_row.retryable = (p_retryable and v_row.cancel_requested_at is null) then
         return actae._execution_row(v_row, null, true);
     end if;
-    perform actae._fenced_error(p_execution_id, p_claim_token, 'fail');
+    perform actae._fenced_error(p_execution_id, p_claim_token, 'fail', v_channel_id);
     return null;
 end;
 $$;

@@ -82,6 +82,9 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_row actae.executions;
+    v_now timestamptz := actae._now();
 begin
     if p_channel_id is not null then
         perform actae._check_text(p_channel_id, 'channel_id');
@@ -97,30 +100,35 @@ begin
     if p_channel_id is null then
         -- All channels: a statement (so a cached plan) of its own. Sharing one with the
         -- one-channel listing let its generic plan, a scan of every channel, serve later
-        -- one-channel calls in the session.
-        return query
-        select r.*
-        from actae.executions as e
-        cross join lateral actae._execution_row(e, null, false) as r
-        where (p_status is null or e.status = p_status)
-            and (not coalesce(p_lease_expired, false) or (
-                actae._in_flight(e.status) and e.lease_expires_at <= actae._now()
-            ))
-        order by e.created_at, e.execution_id
-        limit p_max_rows;
+        -- one-channel calls in the session. Rows are converted here, not in the query, and
+        -- the clock is read once (a distributed query may not call either; docs/SCALING.md).
+        for v_row in
+            select e.*
+            from actae.executions as e
+            where (p_status is null or e.status = p_status)
+                and (not coalesce(p_lease_expired, false) or (
+                    actae._in_flight(e.status) and e.lease_expires_at <= v_now
+                ))
+            order by e.created_at, e.execution_id
+            limit p_max_rows
+        loop
+            return next actae._execution_row(v_row, null, false);
+        end loop;
         return;
     end if;
-    return query
-    select r.*
-    from actae.executions as e
-    cross join lateral actae._execution_row(e, null, false) as r
-    where e.channel_id = p_channel_id
-        and (p_status is null or e.status = p_status)
-        and (not coalesce(p_lease_expired, false) or (
-            actae._in_flight(e.status) and e.lease_expires_at <= actae._now()
-        ))
-    order by e.created_at, e.execution_id
-    limit p_max_rows;
+    for v_row in
+        select e.*
+        from actae.executions as e
+        where e.channel_id = p_channel_id
+            and (p_status is null or e.status = p_status)
+            and (not coalesce(p_lease_expired, false) or (
+                actae._in_flight(e.status) and e.lease_expires_at <= v_now
+            ))
+        order by e.created_at, e.execution_id
+        limit p_max_rows
+    loop
+        return next actae._execution_row(v_row, null, false);
+    end loop;
 end;
 $$;
 
@@ -134,15 +142,19 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_row actae.executions;
+    v_now timestamptz := actae._now();
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1);
-    return query
-    select r.*
-    from actae.executions as e
-    cross join lateral actae._execution_row(e, null, false) as r
-    where actae._in_flight(e.status) and e.lease_expires_at <= actae._now()
-    order by e.lease_expires_at
-    limit p_max_rows;
+    for v_row in
+        select e.* from actae.executions as e
+        where actae._in_flight(e.status) and e.lease_expires_at <= v_now
+        order by e.lease_expires_at
+        limit p_max_rows
+    loop
+        return next actae._execution_row(v_row, null, false);
+    end loop;
 end;
 $$;

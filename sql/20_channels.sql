@@ -42,6 +42,8 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_now timestamptz := actae._now();
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._require(p_seconds is null, 'seconds');
@@ -49,7 +51,7 @@ begin
     perform actae._lock_channel(p_channel_id, true);
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
-            actae._now() + make_interval(secs => p_seconds))
+            v_now + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
     return actae._topic(p_channel_id);
 end;
@@ -122,15 +124,16 @@ stable
 as $$
 declare
     v_event actae.events;
+    v_ids text[] := array_append(p_channel.lineage_ids, p_channel.channel_id);
+    v_cursors bigint[] := array_append(p_channel.lineage_cursors, null::bigint);
 begin
-    select e.* into v_event
-    from unnest(
-        array_append(p_channel.lineage_ids, p_channel.channel_id),
-        array_append(p_channel.lineage_cursors, null::bigint)
-    ) as s (channel_id, max_cursor)
-    inner join actae.events as e on e.channel_id = s.channel_id and e.cursor = p_cursor
-    where s.max_cursor is null or e.cursor <= s.max_cursor
-    limit 1;
+    -- One statement per lineage segment, each on one channel (one shard on Citus).
+    for i in 1 .. array_length(v_ids, 1) loop
+        continue when p_cursor > v_cursors[i];
+        select e.* into v_event from actae.events as e
+        where e.channel_id = v_ids[i] and e.cursor = p_cursor;
+        exit when found;
+    end loop;
     return v_event;
 end;
 $$;
@@ -147,31 +150,25 @@ stable
 as $$
 declare
     v_state actae.state_row;
+    v_ids text[] := array_append(p_channel.lineage_ids, p_channel.channel_id);
+    v_cursors bigint[] := array_append(p_channel.lineage_cursors, null::bigint);
 begin
-    if p_version is not null then
-        select sn.version, sn.cursor, sn.state into v_state
-        from unnest(
-            array_append(p_channel.lineage_ids, p_channel.channel_id),
-            array_append(p_channel.lineage_cursors, null::bigint)
-        ) as s (channel_id, max_cursor)
-        inner join actae.snapshots as sn
-            on sn.channel_id = s.channel_id and sn.version = p_version
-        where s.max_cursor is null or sn.cursor <= s.max_cursor;
-    else
-        select sn.version, sn.cursor, sn.state into v_state
-        from unnest(
-            array_append(p_channel.lineage_ids, p_channel.channel_id),
-            array_append(p_channel.lineage_cursors, null::bigint)
-        ) as s (channel_id, max_cursor)
-        cross join lateral (
-            select i.version, i.cursor, i.state from actae.snapshots as i
-            where i.channel_id = s.channel_id and i.cursor <= least(s.max_cursor, p_cursor)
-            order by i.cursor desc
-            limit 1
-        ) as sn
-        order by sn.version desc
-        limit 1;
-    end if;
+    -- One statement per lineage segment, each on one channel (one shard on Citus), the
+    -- channel's own segment first: versions grow along the lineage, so the first snapshot
+    -- found at or before the cursor is the latest one.
+    for i in reverse array_length(v_ids, 1) .. 1 loop
+        if p_version is not null then
+            select sn.version, sn.cursor, sn.state into v_state from actae.snapshots as sn
+            where sn.channel_id = v_ids[i] and sn.version = p_version
+                and (v_cursors[i] is null or sn.cursor <= v_cursors[i]);
+        else
+            select sn.version, sn.cursor, sn.state into v_state from actae.snapshots as sn
+            where sn.channel_id = v_ids[i] and sn.cursor <= least(v_cursors[i], p_cursor)
+            order by sn.cursor desc
+            limit 1;
+        end if;
+        exit when found;
+    end loop;
     if v_state.version is null then
         v_state := row(0, 0, 'null'::jsonb)::actae.state_row;
     end if;

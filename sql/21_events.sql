@@ -17,17 +17,16 @@ declare
 begin
     select o.* into v_op from actae.operations as o
     where o.channel_id = p_channel.channel_id and o.operation_id = p_operation_id;
-    if not found and cardinality(p_channel.lineage_ids) > 0 then
-        select o.* into v_op
-        from unnest(p_channel.lineage_ids, p_channel.lineage_cursors)
-            with ordinality as s (channel_id, max_cursor, depth)
-        inner join actae.operations as o
-            on o.channel_id = s.channel_id and o.operation_id = p_operation_id
-        where o.cursor <= s.max_cursor
-        order by s.depth desc
-        limit 1;
-    end if;
-    if found and (v_op.kind <> p_kind or v_op.content_sha256 <> p_content_sha256) then
+    -- Then one statement per ancestor, nearest first, each on one channel (one shard on
+    -- Citus).
+    for i in reverse coalesce(array_length(p_channel.lineage_ids, 1), 0) .. 1 loop
+        exit when v_op.operation_id is not null;
+        select o.* into v_op from actae.operations as o
+        where o.channel_id = p_channel.lineage_ids[i] and o.operation_id = p_operation_id
+            and o.cursor <= p_channel.lineage_cursors[i];
+    end loop;
+    if v_op.operation_id is not null
+        and (v_op.kind <> p_kind or v_op.content_sha256 <> p_content_sha256) then
         perform actae._raise(
             'AC409',
             format('operation_id %s in channel %s was used for a different request',
@@ -245,9 +244,10 @@ $$;
 
 -- actae.list_events — events after after_cursor (exclusive) in cursor order, at most
 -- max_events (1..100000); a fork's list includes its inherited prefix.
--- Cost: one ordered primary-key range scan per lineage segment, reading at most max_events
--- rows. Bitmap scans are off here: near the tail of a long channel the planner would
--- otherwise fetch and sort every remaining event to return one page.
+-- Cost: one ordered primary-key range scan per lineage segment (root first, each on one
+-- channel: one shard on Citus), reading at most max_events rows in all. Bitmap scans are
+-- off here: near the tail of a long channel the planner would otherwise fetch and sort
+-- every remaining event to return one page.
 -- Raises: AC400 bad argument, AC404 unknown channel.
 create or replace function actae.list_events(
     p_channel_id text,
@@ -262,27 +262,32 @@ set enable_bitmapscan = off
 as $$
 declare
     v_channel actae.channels := actae._channel(p_channel_id);
+    v_ids text[] := array_append(v_channel.lineage_ids, v_channel.channel_id);
+    v_cursors bigint[] := array_append(v_channel.lineage_cursors, null::bigint);
+    v_left bigint := p_max_events;
+    v_count bigint;
 begin
     perform actae._require(p_after_cursor is null, 'after_cursor');
     perform actae._check_range(p_after_cursor, 'after_cursor', 0);
     perform actae._require(p_max_events is null, 'max_events');
     perform actae._check_range(p_max_events, 'max_events', 1);
-    return query
-    select e.cursor, e.event_type, e.payload, e.operation_id, e.recorded_at, e.chain_sha256
-    from unnest(
-        array_append(v_channel.lineage_ids, v_channel.channel_id),
-        array_append(v_channel.lineage_cursors, null::bigint)
-    ) as s (channel_id, max_cursor)
-    cross join lateral (
-        select i.* from actae.events as i
-        where i.channel_id = s.channel_id
-            and i.cursor > p_after_cursor
-            and (s.max_cursor is null or i.cursor <= s.max_cursor)
-        order by i.cursor
-        limit p_max_events
-    ) as e
-    order by e.cursor
-    limit p_max_events;
+    -- Segments cover consecutive cursor ranges, root first: their pages concatenate in
+    -- cursor order.
+    for i in 1 .. array_length(v_ids, 1) loop
+        continue when p_after_cursor >= v_cursors[i];
+        return query
+        select e.cursor, e.event_type, e.payload, e.operation_id, e.recorded_at,
+            e.chain_sha256
+        from actae.events as e
+        where e.channel_id = v_ids[i]
+            and e.cursor > p_after_cursor
+            and (v_cursors[i] is null or e.cursor <= v_cursors[i])
+        order by e.cursor
+        limit v_left;
+        get diagnostics v_count = row_count;
+        v_left := v_left - v_count;
+        exit when v_left = 0;
+    end loop;
 end;
 $$;
 

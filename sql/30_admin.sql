@@ -14,9 +14,13 @@
 --   * Repeating the call with the same reason is a no-op that returns the row.
 -- Raises: AC400 bad argument (reason is 1..4096 bytes), AC404 unknown execution, AC409 the
 -- execution already completed or failed for good, or was cancelled with another reason.
+-- p_channel_id, when given, must be the execution's channel: every statement then reads
+-- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
+-- looked up by execution_id (on Citus, on every shard).
 create or replace function actae.cancel_execution(
     p_execution_id uuid,
-    p_reason text
+    p_reason text,
+    p_channel_id text default null
 ) returns actae.execution_row
 language plpgsql
 volatile
@@ -25,11 +29,14 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.executions;
+    v_now timestamptz := actae._now();
+    v_channel_id text;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._check_text(p_reason, 'reason');
+    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
     select e.* into v_row from actae.executions as e
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id and e.execution_id = p_execution_id
     for update;
     if not found then
         perform actae._raise(
@@ -61,12 +68,12 @@ begin
         );
     end if;
     update actae.executions as e set
-        cancel_requested_at = actae._now(),
+        cancel_requested_at = v_now,
         cancel_reason = p_reason,
         status = case when e.status = 'failed' then 'cancelled' else e.status end,
         retryable = case when e.status = 'failed' then false else e.retryable end,
         error = case when e.status = 'failed' then 'cancelled: ' || p_reason else e.error end,
-        finished_at = case when e.status = 'failed' then actae._now() else e.finished_at end
+        finished_at = case when e.status = 'failed' then v_now else e.finished_at end
     where e.channel_id = v_row.channel_id and e.key_name = v_row.key_name
     returning e.* into v_row;
     return actae._execution_row(v_row, null, false);
@@ -89,10 +96,11 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_channel actae.channels;
+    v_now timestamptz := actae._now();
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._lock_channel(p_channel_id, false);
-    update actae.channels as c set closed_at = coalesce(c.closed_at, actae._now())
+    update actae.channels as c set closed_at = coalesce(c.closed_at, v_now)
     where c.channel_id = p_channel_id
     returning c.* into v_channel;
     return actae._channel_row(v_channel);
@@ -179,7 +187,9 @@ declare
     v_budget bigint := p_batch_size;
     v_done actae.purge_result := row(0, 0, 0, 0, 0, false)::actae.purge_result;
     v_channel actae.channels;
+    v_candidate actae.channels;
     v_count bigint;
+    v_fork_clock bigint;
 begin
     perform actae._require(p_older_than is null, 'older_than');
     if p_older_than < interval '0' then
@@ -192,13 +202,18 @@ begin
     perform actae._check_range(p_batch_size, 'batch_size', 1);
     v_cutoff := v_now - p_older_than;
 
-    for v_channel in
+    -- Candidates are read without a lock, then each is locked (skipped when locked) in a
+    -- statement on its own channel, which re-checks it against the latest row version.
+    for v_candidate in
         select c.* from actae.channels as c
         where c.closed_at < v_cutoff
         order by c.closed_at, c.channel_id
-        for update skip locked
     loop
         exit when v_budget <= 0;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = v_candidate.channel_id and c.closed_at < v_cutoff
+        for update skip locked;
+        continue when not found;
         -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
         -- fork or a write that committed before we locked the channel is seen.
         -- The channel's purge guard (1633907809 is 'acta'), exclusive until commit: busy
@@ -212,6 +227,14 @@ begin
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
+        -- Traces of the deleted executions (the trigger of migration 0009 does it too on
+        -- one node; on Citus, where tables cannot have triggers, only this does).
+        delete from actae.execution_traces as t
+        where t.channel_id = v_channel.channel_id
+            and not exists (
+                select 1 from actae.executions as e
+                where e.channel_id = t.channel_id and e.execution_id = t.execution_id
+            );
         delete from actae.events as e where e.channel_id = v_channel.channel_id;
         get diagnostics v_count = row_count;
         v_done.events := v_done.events + v_count;
@@ -231,7 +254,7 @@ begin
 
     -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from
     -- being created while we decide what its forks inherit (forks lock it FOR NO KEY UPDATE).
-    for v_channel in
+    for v_candidate in
         select c.* from actae.channels as c
         where c.key_ttl is not null
             and exists (
@@ -242,24 +265,26 @@ begin
                     and (e.retain_until is null or e.retain_until < v_now)
             )
         order by c.channel_id
-        for share skip locked
     loop
         exit when v_budget <= 0;
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = v_candidate.channel_id and c.key_ttl is not null
+        for share skip locked;
+        continue when not found;
+        -- The latest clock of this channel that a live fork inherits up to (completions
+        -- at or before it are inherited), read under the lock.
+        select max(s.clock) into v_fork_clock
+        from actae.channels as f
+        cross join lateral unnest(f.lineage_ids, f.lineage_clocks) as s (channel_id, clock)
+        where f.parent_channel_id is not null and s.channel_id = v_channel.channel_id;
         with doomed as (
             select e.key_name from actae.executions as e
             where e.channel_id = v_channel.channel_id
                 and not actae._in_flight(e.status)
                 and e.finished_at < v_now - v_channel.key_ttl
                 and (e.retain_until is null or e.retain_until < v_now)
-                and not (e.status = 'completed' and exists (
-                    select 1
-                    from actae.channels as f
-                    cross join lateral unnest(f.lineage_ids, f.lineage_clocks)
-                        as s (channel_id, clock)
-                    where f.parent_channel_id is not null
-                        and s.channel_id = e.channel_id
-                        and e.completed_clock <= s.clock
-                ))
+                and not (e.status = 'completed'
+                    and coalesce(e.completed_clock <= v_fork_clock, false))
             order by e.finished_at
             limit v_budget
             for update skip locked
@@ -272,6 +297,14 @@ begin
         get diagnostics v_count = row_count;
         v_done.executions := v_done.executions + v_count;
         v_budget := v_budget - v_count;
+        -- Traces of the deleted executions (the trigger of migration 0009 does it too on
+        -- one node; on Citus, where tables cannot have triggers, only this does).
+        delete from actae.execution_traces as t
+        where t.channel_id = v_channel.channel_id
+            and not exists (
+                select 1 from actae.executions as e
+                where e.channel_id = t.channel_id and e.execution_id = t.execution_id
+            );
     end loop;
 
     v_done.more := v_budget <= 0;

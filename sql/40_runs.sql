@@ -198,13 +198,17 @@ $$;
 -- actae.claim_run — lease the oldest due run of p_queue (of one of p_agents when given).
 -- Due: queued / sleeping / waiting whose due_at (start or retry time, wake time, deadline,
 -- or now once the awaited event arrived) has come, or running whose lease lapsed.
--- Guarantees: FOR UPDATE SKIP LOCKED on the (queue, due_at) index, so concurrent claimers
--- never wait on each other and never get the same run; attempt and fence grow by one; the
--- new owner gets a fresh claim_token, every earlier token is dead (AC423). outcome is
--- reclaimed when the previous owner's lease lapsed, else claimed; wake_reason says why the
--- run is due (start, retry, timer, event, timeout, lease_expired). A lapsed run whose
--- cancellation was requested is ended as cancelled instead of being handed out. Zero rows
--- when nothing is due.
+-- Guarantees: FOR UPDATE SKIP LOCKED, so concurrent claimers never wait on each other and
+-- never get the same run; the oldest due run that no other claimer holds is taken, and
+-- zero rows means every due run was held by another claimer or none is due. The due runs
+-- are read in pages of 8, oldest first, without a lock (the (queue, due_at) index; on
+-- Citus one bounded read of every shard), then each is locked by its channel with SKIP
+-- LOCKED and re-checked against its latest version (on Citus a router query): the first
+-- one locked is the run. attempt and fence grow by one; the new owner gets a fresh
+-- claim_token, every earlier token is dead (AC423). outcome is reclaimed when the previous
+-- owner's lease lapsed, else claimed; wake_reason says why the run is due (start, retry,
+-- timer, event, timeout, lease_expired). A lapsed run whose cancellation was requested is
+-- ended as cancelled instead of being handed out.
 -- Raises: AC400 bad argument (agents, when given, must be a non-empty list).
 create or replace function actae.claim_run(
     p_queue text,
@@ -222,6 +226,13 @@ declare
     v_row actae.runs;
     v_now timestamptz;
     v_outcome text;
+    v_token uuid;
+    v_wake_reason text;
+    v_seen integer;
+    v_after_due timestamptz;
+    v_after_channel text;
+    v_candidate text;
+    v_due timestamptz;
 begin
     if (octet_length(p_queue) between 1 and 256
         and octet_length(p_worker) between 1 and 256
@@ -233,37 +244,67 @@ begin
         perform actae._raise('AC400', 'agents must be null or a non-empty list of agents',
             jsonb_build_object('argument', 'agents'));
     end if;
+    <<claim>>
     loop
         v_now := actae._now();
-        select r.* into v_row from actae.runs as r
-        where r.queue = p_queue and r.due_at <= v_now
-            and (p_agents is null or r.agent = any(p_agents))
-        order by r.due_at
-        limit 1
-        for update skip locked;
-        if not found then
+        v_row := null;
+        v_after_due := null;
+        v_after_channel := null;
+        <<pages>>
+        loop
+            v_seen := 0;
+            -- The next page of due runs, oldest first, read without a lock.
+            for v_candidate, v_due in
+                select r.channel_id, r.due_at from actae.runs as r
+                where r.queue = p_queue and r.due_at <= v_now
+                    and (p_agents is null or r.agent = any(p_agents))
+                    and (v_after_due is null
+                        or (r.due_at, r.channel_id) > (v_after_due, v_after_channel))
+                order by r.due_at, r.channel_id
+                limit 8
+            loop
+                v_seen := v_seen + 1;
+                v_after_due := v_due;
+                v_after_channel := v_candidate;
+                -- Locked by its channel and re-checked on its latest version: still due,
+                -- and not held by another claimer (skipped, not waited for).
+                select r.* into v_row from actae.runs as r
+                where r.channel_id = v_candidate and r.queue = p_queue
+                    and r.due_at <= v_now
+                    and (p_agents is null or r.agent = any(p_agents))
+                for update skip locked;
+                exit pages when found;
+            end loop;
+            -- Nothing due that another claimer does not hold.
+            exit pages when v_seen < 8;
+        end loop;
+        if v_row.channel_id is null then
             return;
         end if;
         if v_row.status = 'running' and v_row.cancel_requested_at is not null then
             -- Its owner is gone and it was asked to stop: end it rather than run it again.
             perform actae._end_cancelled(v_row.channel_id, v_now);
-            continue;
+            continue claim;
         end if;
         v_outcome := case when v_row.status = 'running' then 'reclaimed' else 'claimed' end;
+        v_token := gen_random_uuid();
+        -- Decided from the locked row, not in the UPDATE: Citus 13.2 sends a simple CASE on
+        -- a column to the shard as a comparison with a boolean.
+        v_wake_reason := case v_row.status
+            when 'running' then 'lease_expired'
+            when 'sleeping' then 'timer'
+            else v_row.wake_reason
+        end;
         update actae.runs as r set
             status = 'running',
-            claim_token = gen_random_uuid(),
+            claim_token = v_token,
             worker = p_worker,
             fence = r.fence + 1,
             attempt = r.attempt + 1,
             lease_seconds = v_lease,
             lease_expires_at = v_now + make_interval(secs => v_lease),
             due_at = v_now + make_interval(secs => v_lease),
-            wake_reason = case r.status
-                when 'running' then 'lease_expired'
-                when 'sleeping' then 'timer'
-                else r.wake_reason
-            end,
+            wake_reason = v_wake_reason,
             claimed_at = v_now,
             heartbeat_at = null
         where r.channel_id = v_row.channel_id
@@ -297,10 +338,15 @@ begin
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
     v_now := actae._now();
+    -- Summed on UTC wall time, as in actae.heartbeat_execution (immutable, so Citus sends
+    -- it to the shard with the column as an argument).
     update actae.runs as r set
-        lease_expires_at = v_now + make_interval(secs => coalesce(p_lease_seconds,
-            r.lease_seconds)),
-        due_at = v_now + make_interval(secs => coalesce(p_lease_seconds, r.lease_seconds)),
+        lease_expires_at = ((v_now at time zone 'UTC')
+            + make_interval(secs => coalesce(p_lease_seconds, r.lease_seconds)))
+        at time zone 'UTC',
+        due_at = ((v_now at time zone 'UTC')
+            + make_interval(secs => coalesce(p_lease_seconds, r.lease_seconds)))
+        at time zone 'UTC',
         heartbeat_at = v_now
     where r.channel_id = p_channel_id and r.claim_token = p_claim_token
         and r.status = 'running'
@@ -331,6 +377,7 @@ as $$
 declare
     v_row actae.runs;
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
+    v_now timestamptz := actae._now();
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_claim_token is null, 'claim_token');
@@ -339,7 +386,7 @@ begin
         status = 'completed',
         result = v_result,
         due_at = null,
-        finished_at = actae._now()
+        finished_at = v_now
     where r.channel_id = p_channel_id and r.claim_token = p_claim_token
         and r.status = 'running'
     returning r.* into v_row;
@@ -402,7 +449,8 @@ begin
             error = p_error,
             claim_token = null,
             lease_expires_at = null,
-            due_at = v_now + make_interval(secs => least(3600, power(2, r.failures))),
+            -- From the locked row (no column inside a stable expression: Citus refuses it).
+            due_at = v_now + make_interval(secs => least(3600, power(2, v_row.failures))),
             wake_reason = 'retry'
         where r.channel_id = p_channel_id
         returning r.* into v_row;
@@ -576,24 +624,23 @@ stable
 as $$
 declare
     v_event actae.events;
+    v_ids text[] := array_append(p_channel.lineage_ids, p_channel.channel_id);
+    v_cursors bigint[] := array_append(p_channel.lineage_cursors, null::bigint);
 begin
-    select e.* into v_event
-    from unnest(
-        array_append(p_channel.lineage_ids, p_channel.channel_id),
-        array_append(p_channel.lineage_cursors, null::bigint)
-    ) as s (channel_id, max_cursor)
-    cross join lateral (
-        select i.* from actae.events as i
-        where i.channel_id = s.channel_id
-            and i.cursor > p_after_cursor
-            and (s.max_cursor is null or i.cursor <= s.max_cursor)
-            and i.event_type = p_event_type
-            and i.recorded_at <= p_deadline
-        order by i.cursor
-        limit 1
-    ) as e
-    order by e.cursor
-    limit 1;
+    -- One statement per lineage segment, root first (segments cover consecutive cursor
+    -- ranges, so the first match is the earliest), each on one channel (one shard on Citus).
+    for i in 1 .. array_length(v_ids, 1) loop
+        continue when p_after_cursor >= v_cursors[i];
+        select e.* into v_event from actae.events as e
+        where e.channel_id = v_ids[i]
+            and e.cursor > p_after_cursor
+            and (v_cursors[i] is null or e.cursor <= v_cursors[i])
+            and e.event_type = p_event_type
+            and e.recorded_at <= p_deadline
+        order by e.cursor
+        limit 1;
+        exit when found;
+    end loop;
     return v_event;
 end;
 $$;
@@ -784,6 +831,8 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_row actae.runs;
 begin
     if p_queue is not null then
         perform actae._check_text(p_queue, 'queue', 256);
@@ -803,14 +852,17 @@ begin
     end if;
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 100000);
-    return query
-    select v.*
-    from actae.runs as r
-    cross join lateral actae._run_row(r, null, false) as v
-    where (p_queue is null or r.queue = p_queue)
-        and (p_status is null or r.status = p_status)
-        and (p_agent is null or r.agent = p_agent)
-    order by r.created_at, r.channel_id
-    limit p_max_rows;
+    -- Rows converted here, not in the query, which then is a plain scan (on Citus, of every
+    -- shard, merged in order).
+    for v_row in
+        select r.* from actae.runs as r
+        where (p_queue is null or r.queue = p_queue)
+            and (p_status is null or r.status = p_status)
+            and (p_agent is null or r.agent = p_agent)
+        order by r.created_at, r.channel_id
+        limit p_max_rows
+    loop
+        return next actae._run_row(v_row, null, false);
+    end loop;
 end;
 $$;

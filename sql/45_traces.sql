@@ -37,14 +37,17 @@ begin
             jsonb_build_object('argument', 'traceparent', 'given', left(p_traceparent, 128))
         );
     end if;
-    select e.channel_id, e.fence into v_channel_id, v_fence
+    -- The channel first, then the row locked in that one channel (one shard on Citus).
+    v_channel_id := actae._execution_channel(null, p_execution_id);
+    select e.fence into v_fence
     from actae.executions as e
-    where e.execution_id = p_execution_id
+    where e.channel_id = v_channel_id
+        and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and e.status in ('claimed', 'in_progress')
+        and actae._in_flight(e.status)
     for share;
     if not found then
-        perform actae._fenced_error(p_execution_id, p_claim_token, 'trace');
+        perform actae._fenced_error(p_execution_id, p_claim_token, 'trace', v_channel_id);
     end if;
     insert into actae.execution_traces as t (
         channel_id, execution_id, fence, traceparent, recorded_at

@@ -88,10 +88,11 @@ def _many(model: type[T]) -> Callable[[list[Row]], list[T]]:
 CLAIM = _sql("claim_execution", "channel_id::text", "key_name::text", "tool_name::text",
              "params::jsonb", "dedup_fields::text[]", "lease_seconds::integer")
 HEARTBEAT = _sql("heartbeat_execution", "execution_id::uuid", "claim_token::uuid",
-                 "lease_seconds::integer")
-COMPLETE = _sql("complete_execution", "execution_id::uuid", "claim_token::uuid", "result::jsonb")
+                 "lease_seconds::integer", "channel_id::text")
+COMPLETE = _sql("complete_execution", "execution_id::uuid", "claim_token::uuid", "result::jsonb",
+                "channel_id::text")
 FAIL = _sql("fail_execution", "execution_id::uuid", "error::text", "claim_token::uuid",
-            "retryable::boolean")
+            "retryable::boolean", "channel_id::text")
 GET_EXECUTION_BY_ID = _sql("get_execution", "execution_id::uuid")
 GET_EXECUTION_BY_KEY = _sql("get_execution", "channel_id::text", "key_name::text")
 LIST_EXECUTIONS = _sql("list_executions", "channel_id::text", "status::text",
@@ -134,21 +135,29 @@ def claim_execution(
     }, _claim, conn)
 
 
+# heartbeat, complete, fail and cancel take the execution's channel_id when the caller has
+# it (Execution.channel_id): every statement then reads that one channel, a single-shard
+# call on Citus. Without it the channel is looked up by execution_id.
+
 def heartbeat_execution(
-    execution_id: UUID, claim_token: UUID, lease_seconds: int | None = None, *, conn: Any = None
+    execution_id: UUID, claim_token: UUID, lease_seconds: int | None = None, *,
+    channel_id: str | None = None, conn: Any = None
 ) -> Call[Execution]:
     """Extend the caller's lease (fenced by claim_token)."""
     return Call(HEARTBEAT, {
         "execution_id": execution_id, "claim_token": claim_token, "lease_seconds": lease_seconds,
+        "channel_id": channel_id,
     }, _one_execution, conn)
 
 
 def complete_execution(
-    execution_id: UUID, claim_token: UUID, result: Any = None, *, conn: Any = None
+    execution_id: UUID, claim_token: UUID, result: Any = None, *,
+    channel_id: str | None = None, conn: Any = None
 ) -> Call[Execution]:
     """Record the result (fenced; repeating with the same result is a no-op)."""
     return Call(COMPLETE, {
         "execution_id": execution_id, "claim_token": claim_token, "result": _json(result),
+        "channel_id": channel_id,
     }, _one_execution, conn)
 
 
@@ -158,12 +167,13 @@ def fail_execution(
     claim_token: UUID,
     retryable: bool = True,
     *,
+    channel_id: str | None = None,
     conn: Any = None,
 ) -> Call[Execution]:
     """Record a failed attempt (fenced); retryable lets the next claim reclaim it."""
     return Call(FAIL, {
         "execution_id": execution_id, "error": error, "claim_token": claim_token,
-        "retryable": retryable,
+        "retryable": retryable, "channel_id": channel_id,
     }, _one_execution, conn)
 
 
@@ -301,7 +311,8 @@ def watch_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> Ca
 
 # Operator functions and audit views (migration 0002, sql/30_admin.sql).
 
-CANCEL_EXECUTION = _sql("cancel_execution", "execution_id::uuid", "reason::text")
+CANCEL_EXECUTION = _sql("cancel_execution", "execution_id::uuid", "reason::text",
+                        "channel_id::text")
 CLOSE_CHANNEL = _sql("close_channel", "channel_id::text")
 SET_KEY_TTL = _sql("set_key_ttl", "channel_id::text", "key_ttl::interval")
 PURGE = _sql("purge", "older_than::interval", "batch_size::integer")
@@ -313,11 +324,14 @@ CHANNEL_LINEAGE = (
 )
 
 
-def cancel_execution(execution_id: UUID, reason: str, *, conn: Any = None) -> Call[Execution]:
+def cancel_execution(
+    execution_id: UUID, reason: str, *, channel_id: str | None = None, conn: Any = None
+) -> Call[Execution]:
     """Ask an execution to stop (operators): its owner sees cancel_requested on the next
     heartbeat; an abandoned one fails for good at the next claim."""
-    return Call(CANCEL_EXECUTION, {"execution_id": execution_id, "reason": reason},
-                _one_execution, conn)
+    return Call(CANCEL_EXECUTION, {
+        "execution_id": execution_id, "reason": reason, "channel_id": channel_id,
+    }, _one_execution, conn)
 
 
 def close_channel(channel_id: str, *, conn: Any = None) -> Call[Channel]:

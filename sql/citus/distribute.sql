@@ -1,72 +1,74 @@
 -- Distribute an Actae database on Citus by channel_id (docs/SCALING.md).
 --
--- Not loaded by `actae migrate` (it loads only sql/*.sql). Run it once, by hand, on the
--- Citus coordinator, after `actae migrate` and before any data is written:
+-- Not loaded by `actae migrate` (it loads only sql/*.sql). Run it on the Citus coordinator
+-- after `actae migrate` and sql/citus/owner_login.psql, before any data is written:
 --     psql "$ACTAE_DSN" -v ON_ERROR_STOP=1 -f sql/citus/distribute.sql
--- Requires Citus 11.0 or later (create_distributed_function with colocate_with).
--- It was not run in Actae's CI: Citus is not packaged for the Debian release CI uses.
+-- and again after every `actae migrate` that adds a table (it skips what is already
+-- distributed). Checked on Citus 13.2 with PostgreSQL 15 by `make test-citus`
+-- (tests/citus/cluster.py: a coordinator and two workers), which also checks that every
+-- table of schema actae is listed here.
 --
--- Every table is hash-distributed on channel_id and co-located with actae.channels, so all
--- rows of one channel live on one shard and a call on one channel is a router query.
--- Every primary key and unique constraint leads with channel_id, which Citus requires
--- (tests/sql/admin/keys_lead_with_channel_id.sql keeps it that way).
+-- Every ledger table is hash-distributed on channel_id and co-located with actae.channels,
+-- so all rows of one channel live on one shard and a statement on one channel is a router
+-- query. Every primary key and unique constraint leads with channel_id, which Citus
+-- requires (tests/sql/admin/keys_lead_with_channel_id.sql keeps it that way).
 
-select create_distributed_table('actae.channels', 'channel_id');
-select create_distributed_table(
-    'actae.events', 'channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_table(
-    'actae.snapshots', 'channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_table(
-    'actae.operations', 'channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_table(
-    'actae.executions', 'channel_id', colocate_with => 'actae.channels'
+-- Citus refuses to distribute a table with triggers. The one Actae has deletes the trace
+-- rows of deleted executions (migration 0009); purge deletes them itself as well, so on
+-- the cluster the trigger is dropped.
+-- (Checked first: Citus refuses even a DROP TRIGGER IF EXISTS on a distributed table.)
+do $drop$
+begin
+    if exists (
+        select 1 from pg_catalog.pg_trigger as t
+        where t.tgrelid = 'actae.executions'::regclass
+            and t.tgname = 'executions_forget_traces'
+    ) then
+        drop trigger executions_forget_traces on actae.executions;
+    end if;
+end;
+$drop$;
+
+select create_distributed_table(t.name::regclass, 'channel_id', colocate_with => t.colocate_with)
+from (
+    values
+    ('actae.channels', 'default'),
+    ('actae.events', 'actae.channels'),
+    ('actae.snapshots', 'actae.channels'),
+    ('actae.operations', 'actae.channels'),
+    ('actae.executions', 'actae.channels'),
+    ('actae.execution_traces', 'actae.channels'),
+    ('actae.runs', 'actae.channels'),
+    ('actae.annotations', 'actae.channels'),
+    ('actae.langgraph_threads', 'actae.channels'),
+    ('actae.langgraph_checkpoints', 'actae.channels'),
+    ('actae.langgraph_writes', 'actae.channels')
+) as t (name, colocate_with)
+where not exists (
+    select 1 from pg_dist_partition as p
+    where p.logicalrelid = t.name::regclass
 );
 
 -- The migrate runner's bookkeeping: small, read by ledger_status, copied to every node.
-select create_reference_table('actae.schema_migrations');
-
--- Delegated functions run entirely on the worker that holds the channel's shard: one
--- network round trip for the whole call. Only functions that never read another channel
--- are delegated; the distribution argument is their channel_id.
-select create_distributed_function(
-    'actae.get_channel(text)', 'p_channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_function(
-    'actae.close_channel(text)', 'p_channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_function(
-    'actae.set_key_ttl(text, interval)', 'p_channel_id', colocate_with => 'actae.channels'
-);
-select create_distributed_function(
-    'actae.create_channel(text, jsonb)', 'p_channel_id', colocate_with => 'actae.channels'
+select create_reference_table(t.name::regclass)
+from (values ('actae.schema_migrations')) as t (name)
+where not exists (
+    select 1 from pg_dist_partition as p
+    where p.logicalrelid = t.name::regclass
 );
 
--- Deployments that never fork (or whose forks live on the same worker as their
--- ancestors) can delegate the hot path too. On a fork, these functions read the
--- ancestors' rows (lineage), which sit on other shards, and a delegated function may not
--- run a query on another shard; so they are left to the coordinator here, where each
--- statement inside them is still a single-shard router query.
---     select create_distributed_function(
---         'actae.claim_execution(text, text, text, jsonb, text[], integer)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.record_event(text, text, jsonb, text, bigint)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.transition_state(text, text, jsonb, jsonb, bigint, bigint, text)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.list_events(text, bigint, integer)',
---         'p_channel_id', colocate_with => 'actae.channels');
---     select create_distributed_function(
---         'actae.get_state(text, bigint, bigint)',
---         'p_channel_id', colocate_with => 'actae.channels');
+-- No function is delegated (create_distributed_function with a distribution argument),
+-- although the functions that touch only their own channel could be: Citus 13.2.2 crashes
+-- the coordinator (server process terminated, crash recovery) when a delegated function is
+-- called with NULL as its distribution argument, and every Actae function takes channel_id
+-- from its caller, where NULL must be an AC400 error, not an outage. docs/SCALING.md has
+-- the measured cost of running them on the coordinator instead.
 --
--- heartbeat_execution, complete_execution, fail_execution, cancel_execution and
--- get_execution(uuid) take only an execution_id, which is not the distribution column:
--- they are not delegated and their lookup by execution_id visits every shard (see
--- docs/SCALING.md for the trade-off and the fix). fork_channel writes two channels and
--- purge visits all of them: both run on the coordinator.
+-- So every call runs on the coordinator, and each statement inside it is a router query
+-- on the channel's shard (docs/SCALING.md counts them per call), except:
+-- * heartbeat_execution, complete_execution, fail_execution, cancel_execution without
+--   their last argument channel_id: the channel is first looked up on every shard;
+-- * in a fork, the reads of inherited rows: one router query per ancestor (its shard);
+-- * fork_channel writes two channels (a two-shard transaction, two-phase commit);
+-- * purge, list_executions without a channel, list_expired_leases and the audit views
+--   read every shard.

@@ -608,6 +608,14 @@ CREATE FUNCTION actae._event_at(p_channel actae.channels, p_cursor bigint) RETUR
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _execution_channel(text, uuid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._execution_channel(p_channel_id text, p_execution_id uuid) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _execution_row(actae.executions, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -616,10 +624,10 @@ CREATE FUNCTION actae._execution_row(p_row actae.executions, p_outcome text, p_s
     AS $$ (body in sql/) $$;
 
 --
--- Name: _fenced_error(uuid, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: _fenced_error(uuid, uuid, text, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text) RETURNS void
+CREATE FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text, p_channel_id text) RETURNS void
     LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
@@ -928,10 +936,10 @@ CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p
     AS $$ (body in sql/) $$;
 
 --
--- Name: cancel_execution(uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: cancel_execution(uuid, text, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) RETURNS actae.execution_row
+CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -982,10 +990,10 @@ CREATE FUNCTION actae.close_channel(p_channel_id text) RETURNS actae.channel_row
     AS $$ (body in sql/) $$;
 
 --
--- Name: complete_execution(uuid, uuid, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: complete_execution(uuid, uuid, jsonb, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb DEFAULT NULL::jsonb) RETURNS actae.execution_row
+CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb DEFAULT NULL::jsonb, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -1027,10 +1035,10 @@ CREATE FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_chan
     AS $$ (body in sql/) $$;
 
 --
--- Name: fail_execution(uuid, text, uuid, boolean); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: fail_execution(uuid, text, uuid, boolean, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean DEFAULT true) RETURNS actae.execution_row
+CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean DEFAULT true, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -1138,10 +1146,10 @@ CREATE FUNCTION actae.get_state(p_channel_id text, p_version bigint DEFAULT NULL
     AS $$ (body in sql/) $$;
 
 --
--- Name: heartbeat_execution(uuid, uuid, integer); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: heartbeat_execution(uuid, uuid, integer, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.execution_row
+CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$ (body in sql/) $$;
@@ -2156,16 +2164,22 @@ GRANT SELECT ON TABLE actae.events TO actae_auditor;
 REVOKE ALL ON FUNCTION actae._event_at(p_channel actae.channels, p_cursor bigint) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _execution_channel(p_channel_id text, p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._execution_channel(p_channel_id text, p_execution_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _execution_row(p_row actae.executions, p_outcome text, p_show_token boolean); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._execution_row(p_row actae.executions, p_outcome text, p_show_token boolean) FROM PUBLIC;
 
 --
--- Name: FUNCTION _fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION _fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text, p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION actae._fenced_error(p_execution_id uuid, p_claim_token uuid, p_action text, p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: TABLE operations; Type: ACL; Schema: actae; Owner: -
@@ -2391,11 +2405,11 @@ REVOKE ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name 
 GRANT ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) TO actae_agent;
 
 --
--- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text) TO actae_operator;
+REVOKE ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text) TO actae_operator;
 
 --
 -- Name: FUNCTION cancel_run(p_channel_id text, p_reason text); Type: ACL; Schema: actae; Owner: -
@@ -2434,11 +2448,11 @@ REVOKE ALL ON FUNCTION actae.close_channel(p_channel_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.close_channel(p_channel_id text) TO actae_agent;
 
 --
--- Name: FUNCTION complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb, p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb) TO actae_agent;
+REVOKE ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb, p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb, p_channel_id text) TO actae_agent;
 
 --
 -- Name: FUNCTION complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb); Type: ACL; Schema: actae; Owner: -
@@ -2471,11 +2485,11 @@ GRANT ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_ma
 GRANT ALL ON FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer) TO actae_auditor;
 
 --
--- Name: FUNCTION fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean, p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean) TO actae_agent;
+REVOKE ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean, p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean, p_channel_id text) TO actae_agent;
 
 --
 -- Name: FUNCTION fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean); Type: ACL; Schema: actae; Owner: -
@@ -2562,11 +2576,11 @@ GRANT ALL ON FUNCTION actae.get_state(p_channel_id text, p_version bigint, p_at_
 GRANT ALL ON FUNCTION actae.get_state(p_channel_id text, p_version bigint, p_at_cursor bigint) TO actae_auditor;
 
 --
--- Name: FUNCTION heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer, p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer) TO actae_agent;
+REVOKE ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer, p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer, p_channel_id text) TO actae_agent;
 
 --
 -- Name: FUNCTION heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -

@@ -148,7 +148,7 @@ def _cancel(ctx: ToolContext, reason: str | None) -> Plan[NoReturn]:
     # The database records a failure of a cancel-requested execution as status cancelled.
     failed: Execution = yield calls.fail_execution(
         ctx.execution_id, f"cancelled: {reason or 'no reason given'}", ctx.claim_token,
-        retryable=False,
+        retryable=False, channel_id=ctx.channel_id,
     )
     raise _stored_failure(failed)
 
@@ -161,7 +161,8 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
         outcome: Outcome | None = yield Wait(handle, lease_seconds / 3)
         if outcome is not None:
             return outcome
-        beat = yield Attempt(calls.heartbeat_execution(ctx.execution_id, ctx.claim_token))
+        beat = yield Attempt(calls.heartbeat_execution(
+            ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
         if isinstance(beat, Execution) and not beat.cancel_requested:
             continue
         if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
@@ -171,7 +172,8 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
             return outcome  # it finished before it could be stopped: record that
         if isinstance(beat, Execution):
             return (yield from _cancel(ctx, beat.cancel_reason))  # it raises
-        row = yield Attempt(calls.get_execution(ctx.execution_id))
+        row = yield Attempt(calls.get_execution(
+            channel_id=ctx.channel_id, key_name=ctx.key_name))
         if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
             raise _stored_failure(row) from beat
         raise beat
@@ -197,7 +199,7 @@ def _run_owned(
         outcome = yield from _supervise(tool, ctx, execution.lease_seconds)
     if isinstance(outcome, Returned):
         done: Execution = yield calls.complete_execution(
-            ctx.execution_id, ctx.claim_token, outcome.value
+            ctx.execution_id, ctx.claim_token, outcome.value, channel_id=ctx.channel_id
         )
         return done.result
     error = outcome.error
@@ -205,7 +207,7 @@ def _run_owned(
         # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
         yield calls.fail_execution(
             ctx.execution_id, _describe(error), ctx.claim_token,
-            retryable=not isinstance(error, PermanentError),
+            retryable=not isinstance(error, PermanentError), channel_id=ctx.channel_id,
         )
     raise error
 

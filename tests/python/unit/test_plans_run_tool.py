@@ -98,7 +98,7 @@ def is_step(kind: type, **fields: Any) -> Check:
 
 
 CLAIM, COMPLETE, FAIL = calls.CLAIM, calls.COMPLETE, calls.FAIL
-HEARTBEAT, BY_ID, BY_KEY = calls.HEARTBEAT, calls.GET_EXECUTION_BY_ID, calls.GET_EXECUTION_BY_KEY
+HEARTBEAT, BY_KEY = calls.HEARTBEAT, calls.GET_EXECUTION_BY_KEY
 
 
 class Script:
@@ -435,7 +435,7 @@ def test_lease_lost_at_a_heartbeat_stops_the_tool_and_raises_it() -> None:
         (is_step(Wait), None),
         (is_attempt(HEARTBEAT), lost),
         (is_step(Stop, handle=HANDLE), None),
-        (is_attempt(BY_ID), execution(status="claimed", fence=2, claim_token=None)),
+        (is_attempt(BY_KEY), execution(status="claimed", fence=2, claim_token=None)),
     )
     assert script.raises(run_tool(lease_seconds=3), LeaseLost) is lost
 
@@ -448,7 +448,7 @@ def test_lease_lost_to_a_cancellation_raises_cancelled() -> None:
         (is_step(Wait), None),
         (is_attempt(HEARTBEAT), lost),
         (is_step(Stop), None),
-        (is_attempt(BY_ID), execution(status="cancelled", claim_token=None,
+        (is_attempt(BY_KEY), execution(status="cancelled", claim_token=None,
                                       error="cancelled: abandoned")),
     )
     error = script.raises(run_tool(lease_seconds=3), Cancelled)

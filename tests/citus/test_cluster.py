@@ -1,0 +1,235 @@
+"""Actae on a Citus cluster: what distribute.sql did, and that hot calls stay on one shard.
+
+Run by `make test-citus` (tests/citus/cluster.py) against the coordinator; ACTAE_DSN is the
+coordinator's DSN. Every routing assertion reads the commands the coordinator actually
+sent to the workers (routing.trace).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from routing import Trace, shard_groups, trace
+
+from actae import SyncActaeClient
+
+
+@pytest.fixture(scope="module")
+def conn() -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True) as connection:
+        yield connection
+
+
+@pytest.fixture(scope="module")
+def groups(conn: psycopg.Connection[Any]) -> dict[int, str]:
+    return shard_groups(conn)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[SyncActaeClient]:
+    with SyncActaeClient(os.environ["ACTAE_DSN"]) as actae:
+        yield actae
+
+
+def new_channel() -> str:
+    return f"citus-{uuid.uuid4().hex}"
+
+
+def run(conn: psycopg.Connection[Any], groups: dict[int, str], sql: str,
+        *params: Any) -> tuple[Trace, list[Any]]:
+    return trace(conn, sql, params, groups)
+
+
+def test_every_actae_table_is_distributed_by_channel_or_a_reference_table(
+    conn: psycopg.Connection[Any],
+) -> None:
+    rows = conn.execute(
+        """select c.relname, p.partmethod, a.attname, p.colocationid
+        from pg_class as c
+        left join pg_dist_partition as p on p.logicalrelid = c.oid
+        left join pg_attribute as a on a.attrelid = c.oid and a.attname = 'channel_id'
+            and p.partkey is not null
+            and a.attnum = (regexp_match(p.partkey, ':varattno (\\d+)'))[1]::int
+        where c.relnamespace = 'actae'::regnamespace and c.relkind in ('r', 'p')""").fetchall()
+    assert rows, "schema actae has no tables"
+    hashed = {r[0]: r for r in rows if r[1] == "h"}
+    reference = {r[0] for r in rows if r[1] == "n"}
+    assert {r[0] for r in rows} == set(hashed) | reference, "a table is neither"
+    assert all(r[2] == "channel_id" for r in hashed.values()), "hashed on another column"
+    assert len({r[3] for r in hashed.values()}) == 1, "hashed tables are not co-located"
+    assert "channels" in hashed and "executions" in hashed
+
+
+def test_distribute_sql_can_run_again(conn: psycopg.Connection[Any]) -> None:
+    before = conn.execute("select count(*) from pg_dist_partition").fetchone()
+    path = os.path.join(os.path.dirname(__file__), "../../sql/citus/distribute.sql")
+    with open(path, encoding="utf-8") as file:
+        conn.execute(file.read())  # type: ignore[call-overload]
+    assert conn.execute("select count(*) from pg_dist_partition").fetchone() == before
+
+
+def test_actae_owner_logs_in_only_over_tcp_with_its_password(
+    conn: psycopg.Connection[Any],
+) -> None:
+    info = conn.info
+    with pytest.raises(psycopg.OperationalError, match="actae_owner"):
+        psycopg.connect(host=info.host, port=info.port, dbname=info.dbname,
+                        user="actae_owner", connect_timeout=5).close()
+    with pytest.raises(psycopg.OperationalError, match="password"):
+        psycopg.connect(host="127.0.0.1", port=info.port, dbname=info.dbname,
+                        user="actae_owner", password="wrong", connect_timeout=5).close()
+    assert conn.execute(
+        "select rolcanlogin from pg_roles where rolname = 'actae_owner'").fetchone() == (True,)
+
+
+def test_claim_and_keyed_complete_are_each_one_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    claim, rows = run(conn, groups,
+                      "select * from actae.claim_execution(%s, 'k', 't', '{}')", channel)
+    execution_id, token = rows[0][1], rows[0][6]
+    assert rows[0][0] == "claimed"
+    assert claim.statements >= 2 and len(claim.groups) == 1
+    beat, _ = run(conn, groups,
+                  "select * from actae.heartbeat_execution(%s, %s, null, %s)",
+                  execution_id, token, channel)
+    assert len(beat.groups) == 1
+    done, rows = run(conn, groups,
+                     "select * from actae.complete_execution(%s, %s, '1', %s)",
+                     execution_id, token, channel)
+    assert rows[0][5] == "completed"
+    assert len(done.groups) == 1 and done.groups == claim.groups
+    replay, rows = run(conn, groups,
+                       "select * from actae.claim_execution(%s, 'k', 't', '{}')", channel)
+    assert rows[0][0] == "replayed" and replay.groups == claim.groups
+
+
+def test_unkeyed_complete_looks_the_channel_up_on_every_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    _, rows = run(conn, groups, "select * from actae.claim_execution(%s, 'k', 't', '{}')",
+                  channel)
+    done, rows = run(conn, groups, "select * from actae.complete_execution(%s, %s, '1')",
+                     rows[0][1], rows[0][6])
+    shard_count = len({g for g in groups.values() if g != "reference"})
+    assert rows[0][5] == "completed" and len(done.groups) == shard_count
+
+
+def test_appends_and_reads_of_a_channel_are_one_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    channel = new_channel()
+    calls = [
+        ("select * from actae.record_event(%s, 'step', '{}', 'op-1')", (channel,)),
+        ("select * from actae.transition_state(%s, 'step', '{}', '{\"n\": 1}', 0)", (channel,)),
+        ("select * from actae.record_event(%s, 'step', '{}', 'op-1')", (channel,)),  # replay
+        ("select * from actae.list_events(%s)", (channel,)),
+        ("select * from actae.get_state(%s)", (channel,)),
+    ]
+    touched: set[str] = set()
+    for sql, params in calls:
+        found, _ = trace(conn, sql, params, groups)
+        assert len(found.groups) == 1, sql
+        touched |= found.groups
+    assert len(touched) == 1
+
+
+def test_a_fork_reads_one_shard_per_lineage_segment(
+    conn: psycopg.Connection[Any], groups: dict[int, str], client: SyncActaeClient
+) -> None:
+    source = new_channel()
+    client.record_event(source, "step", {"n": 1})
+    client.record_event(source, "step", {"n": 2})
+    claim = client.claim_execution(source, "k", "t", {})
+    assert claim.claim_token is not None
+    client.complete_execution(claim.execution.id, claim.claim_token, 7, channel_id=source)
+    client.record_event(source, "step", {"n": 3})
+    fork = client.fork_channel(source, 2).channel_id  # inherits the completion
+    listed, rows = run(conn, groups, "select * from actae.list_events(%s)", fork)
+    assert [r[0] for r in rows] == [1, 2]
+    replayed, rows = run(conn, groups,
+                         "select * from actae.claim_execution(%s, 'k', 't', '{}')", fork)
+    assert rows[0][0] == "replayed" and rows[0][12] == 7
+    source_group = trace(conn, "select * from actae.get_state(%s)", (source,), groups)[0].groups
+    assert source_group <= listed.groups and len(listed.groups) <= 2
+    assert source_group <= replayed.groups and len(replayed.groups) <= 2
+
+
+def test_a_null_channel_is_a_bad_argument_not_a_crash(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    """distribute.sql delegates no function: Citus 13.2.2 crashes the coordinator when a
+    delegated function gets NULL as its distribution argument."""
+    delegated = conn.execute(
+        "select count(*) from pg_dist_object where distribution_argument_index is not null"
+    ).fetchone()
+    assert delegated == (0,)
+    for sql in ("select * from actae.get_channel(%s)", "select * from actae.create_channel(%s)",
+                "select * from actae.record_event(%s, 'step', '{}')"):
+        with pytest.raises(psycopg.Error) as raised:
+            conn.execute(sql, (None,))
+        assert raised.value.sqlstate == "AC400", sql
+    assert conn.execute("select 1").fetchone() == (1,)
+
+
+def test_watch_sees_an_append_made_through_the_coordinator(client: SyncActaeClient) -> None:
+    channel = new_channel()
+    with psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True) as listener:
+        topic = client.watch_channel(channel, 30, conn=listener)
+        listener.execute(f'listen "{topic}"')
+        client.record_event(channel, "step", {"n": 1})
+        notes = list(listener.notifies(timeout=10, stop_after=1))
+    assert [n.payload for n in notes] == ["1"]
+
+
+def age(conn: psycopg.Connection[Any], channel: str, days: int) -> None:
+    """Move a channel's timestamps `days` into the past (literal times: Citus refuses
+    stable functions with column references in an UPDATE of a distributed table)."""
+    past = conn.execute("select now() - make_interval(days => %s)", (days,)).fetchone()
+    assert past is not None
+    conn.execute("update actae.channels set closed_at = %s where channel_id = %s"
+                 " and closed_at is not null", (past[0], channel))
+    conn.execute("update actae.events set recorded_at = %s where channel_id = %s",
+                 (past[0], channel))
+    conn.execute("update actae.executions set created_at = %s, claimed_at = %s,"
+                 " finished_at = %s where channel_id = %s", (past[0],) * 3 + (channel,))
+
+
+def test_purge_deletes_quiet_closed_channels_and_expired_keys_but_not_inherited_ones(
+    conn: psycopg.Connection[Any], client: SyncActaeClient
+) -> None:
+    gone, parent, keyed = new_channel(), new_channel(), new_channel()
+    for channel in (gone, parent):
+        client.record_event(channel, "step", {})
+        claim = client.claim_execution(channel, "k", "t", {})
+        assert claim.claim_token is not None
+        client.complete_execution(claim.execution.id, claim.claim_token, 1, channel_id=channel)
+        client.close_channel(channel)
+    fork = client.fork_channel(parent, 1).channel_id
+    client.set_key_ttl(keyed, "1 hour")
+    for key in ("old", "inherited"):
+        claim = client.claim_execution(keyed, key, "t", {})
+        assert claim.claim_token is not None
+        client.complete_execution(claim.execution.id, claim.claim_token, 1, channel_id=keyed)
+    keyed_fork = client.fork_channel(keyed, 0).channel_id  # inherits both completions
+    claim = client.claim_execution(keyed, "late", "t", {})
+    assert claim.claim_token is not None
+    client.complete_execution(claim.execution.id, claim.claim_token, 1, channel_id=keyed)
+    for channel in (gone, parent, keyed):
+        age(conn, channel, 2)
+    while client.purge("1 day", 1000).more:
+        pass
+    left = {r[0] for r in conn.execute(
+        "select channel_id from actae.channels where channel_id = any(%s)",
+        ([gone, parent, fork, keyed, keyed_fork],))}
+    assert left == {parent, fork, keyed, keyed_fork}, "only the quiet closed channel goes"
+    keys = {r[0] for r in conn.execute(
+        "select key_name from actae.executions where channel_id = %s", (keyed,))}
+    assert keys == {"old", "inherited"}, "the key no fork inherits expired"
