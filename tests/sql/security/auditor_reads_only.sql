@@ -16,7 +16,7 @@ select is(
        and p.proname in ('get_execution', 'list_executions', 'list_expired_leases',
            'get_channel', 'list_events', 'get_state', 'channel_topic',
            'get_run', 'list_runs', 'queue_topic', 'get_execution_trace',
-           'langgraph_get_tuple', 'langgraph_list',
+           'langgraph_get_tuple', 'langgraph_list', 'list_completed',
            'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
            'follow_channel')),
     'the auditor can execute exactly the read functions');
