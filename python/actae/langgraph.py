@@ -23,9 +23,9 @@ import base64
 import contextvars
 import json
 import math
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -103,15 +103,18 @@ class _Codec:
         return state, blobs
 
     def _checkpoint(self, state: Mapping[str, Any], blobs: Sequence[bytes] | None) -> Checkpoint:
-        checkpoint = {k: v for k, v in state.items() if k not in ("channel_values", "encoded")}
-        for key, value in (state.get("encoded") or {}).items():
+        checkpoint: dict[str, Any] = {
+            k: v for k, v in state.items() if k not in ("channel_values", "encoded")}
+        encoded: Mapping[str, Any] = state.get("encoded") or {}
+        for key, value in encoded.items():
             checkpoint[key] = self._decode(value)
-        values = {}
-        for channel, value in state["channel_values"].items():
+        values: dict[str, Any] = {}
+        channel_values: Mapping[str, Any] = state["channel_values"]
+        for channel, value in channel_values.items():
             if "blob" in value:
                 assert blobs is not None
-                values[channel] = self.serde.loads_typed(
-                    (value["type"], bytes(blobs[value["blob"] - 1])))
+                blob = cast("bytes", blobs[value["blob"] - 1])
+                values[channel] = self.serde.loads_typed((value["type"], bytes(blob)))
             else:
                 values[channel] = self._decode(value)
         checkpoint["channel_values"] = values
@@ -120,7 +123,7 @@ class _Codec:
     def _put_call(
         self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata
     ) -> tuple[calls.Call[Row], RunnableConfig]:
-        conf = config["configurable"]
+        conf = _configurable(config)
         thread_id, ns = str(conf["thread_id"]), conf.get("checkpoint_ns", "")
         state, blobs = self._state(checkpoint)
         call = calls.langgraph_put(
@@ -136,7 +139,7 @@ class _Codec:
         self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
         task_path: str,
     ) -> calls.Call[int]:
-        conf = config["configurable"]
+        conf = _configurable(config)
         return calls.langgraph_put_writes(
             str(conf["thread_id"]), conf.get("checkpoint_ns", ""), conf["checkpoint_id"],
             task_id, task_path,
@@ -146,7 +149,7 @@ class _Codec:
 
     @staticmethod
     def _get_call(config: RunnableConfig) -> calls.Call[list[Row]]:
-        conf = config["configurable"]
+        conf = _configurable(config)
         return calls.langgraph_get_tuple(
             str(conf["thread_id"]), conf.get("checkpoint_ns", ""), get_checkpoint_id(config)
         )
@@ -183,9 +186,15 @@ class _Codec:
         )
 
 
+def _configurable(config: RunnableConfig) -> dict[str, Any]:
+    """``config["configurable"]``: a KeyError when it is missing, as LangGraph's savers."""
+    conf: dict[str, Any] = cast("Mapping[str, Any]", config)["configurable"]
+    return conf
+
+
 def _plain(value: Any) -> bool:
     """Stored as plain JSON: None, bool, int, finite float, str without NUL."""
-    kind = type(value)
+    kind = cast("type[object]", type(value))
     if value is None or kind is bool or kind is int:
         return True
     if kind is float:
@@ -196,10 +205,10 @@ def _plain(value: Any) -> bool:
 def _plain_tree(value: Any) -> bool:
     """JSON that comes back equal: plain values, lists and str-keyed dicts of them."""
     if type(value) is list:
-        return all(_plain_tree(v) for v in value)
+        return all(_plain_tree(v) for v in cast("list[Any]", value))
     if type(value) is dict:
         return all(type(k) is str and "\x00" not in k and _plain_tree(v)
-                   for k, v in value.items())
+                   for k, v in cast("dict[Any, Any]", value).items())
     return _plain(value)
 
 
@@ -219,14 +228,14 @@ class ActaeSaver(_Codec, BaseCheckpointSaver[int]):
     @contextmanager
     def from_conn_string(
         cls, conn_string: str, *, serde: SerializerProtocol | None = None, max_size: int = 10,
-    ) -> Iterator[ActaeSaver]:
+    ) -> Generator[ActaeSaver, None, None]:
         """A saver on its own connection pool, closed when the block ends."""
         with SyncActaeClient(conn_string, max_size=max_size) as client:
             yield cls(client, serde=serde)
 
     def setup(self) -> None:
         """Apply Actae's migrations (the saver's schema included); safe to repeat."""
-        migrate(self.client.pool.conninfo)
+        migrate(_conninfo(self.client.pool.conninfo))
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         rows = self.client.run(self._get_call(config))
@@ -329,14 +338,14 @@ class AsyncActaeSaver(_Codec, BaseCheckpointSaver[int]):
     @asynccontextmanager
     async def from_conn_string(
         cls, conn_string: str, *, serde: SerializerProtocol | None = None, max_size: int = 10,
-    ) -> AsyncIterator[AsyncActaeSaver]:
+    ) -> AsyncGenerator[AsyncActaeSaver, None]:
         """A saver on its own connection pool, closed when the block ends."""
         async with ActaeClient(conn_string, max_size=max_size) as client:
             yield cls(client, serde=serde)
 
     async def setup(self) -> None:
         """Apply Actae's migrations (the saver's schema included); safe to repeat."""
-        await asyncio.to_thread(migrate, self.client.pool.conninfo)
+        await asyncio.to_thread(migrate, _conninfo(self.client.pool.conninfo))
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         rows = await self.client.run(self._get_call(config))
@@ -431,6 +440,12 @@ class AsyncActaeSaver(_Codec, BaseCheckpointSaver[int]):
         self._block(self.aprune(thread_ids, strategy=strategy))
 
 
+def _conninfo(conninfo: object) -> str:
+    if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
+        raise TypeError("the client's pool has no conninfo string to migrate with")
+    return conninfo
+
+
 def _thread_ids(thread_ids: Sequence[str]) -> list[str]:
     if isinstance(thread_ids, str):
         raise TypeError("thread_ids must be a sequence of thread ids, not a str")
@@ -440,7 +455,7 @@ def _thread_ids(thread_ids: Sequence[str]) -> list[str]:
 def _fork_call(
     config: RunnableConfig, new_thread_id: str, tool_policies: Mapping[str, str] | None
 ) -> calls.Call[ForkResult]:
-    conf = config["configurable"]
+    conf = _configurable(config)
     checkpoint_id = get_checkpoint_id(config)
     if not checkpoint_id:
         raise ValueError("fork_thread needs a config with a checkpoint_id")
@@ -466,8 +481,10 @@ def current_tool_context() -> ToolContext:
 
 
 def _tool_call(tool_input: Any) -> tuple[str, dict[str, Any]]:
-    if isinstance(tool_input, dict) and tool_input.get("type") == "tool_call":
-        return str(tool_input["id"]), dict(tool_input["args"])
+    if isinstance(tool_input, dict):
+        call = cast("dict[str, Any]", tool_input)
+        if call.get("type") == "tool_call":
+            return str(call["id"]), dict(call["args"])
     raise ValueError("a durable tool must be called with a tool call (it is keyed by its id),"
                      " e.g. from LangGraph's ToolNode")
 
