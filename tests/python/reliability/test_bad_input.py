@@ -168,17 +168,22 @@ def test_raw_sql_rejects_only_with_actae_errors(
 
 
 def test_deep_json(conn: psycopg.Connection[Any], client: SyncActaeClient, world: World) -> None:
-    """10 000 nested arrays: PostgreSQL parses them and Actae judges them like any JSON; the
-    driver cannot encode more than ~1000 levels and says so with InvalidInput. Far deeper
+    """10 000 nested arrays: PostgreSQL parses them and Actae refuses them (AC400, deeper than
+    its nesting limit); the driver cannot encode more than ~1000 levels and says so with
+    InvalidInput. Far deeper
     JSON is refused by PostgreSQL's own parser (stack depth, 54001) before Actae runs."""
     deep = "[" * 10_000 + "]" * 10_000
     with pytest.raises(psycopg.Error) as raised:
         conn.execute("select * from actae.claim_execution(%s, 'deep', 't', %s::jsonb)",
                      (world.channel, deep))
     assert raised.value.sqlstate == "AC400"
-    row = conn.execute("select * from actae.record_event(%s, 'deep', %s::jsonb)",
-                       (f"deep-{uuid.uuid4().hex}", deep)).fetchone()
-    assert row is not None
+    # Deeper than Actae's own nesting limit (actae._limit('json_depth')): AC400, nothing kept.
+    before = table_digest(conn)
+    with pytest.raises(psycopg.Error) as raised:
+        conn.execute("select * from actae.record_event(%s, 'deep', %s::jsonb)",
+                     (f"deep-{uuid.uuid4().hex}", deep))
+    assert raised.value.sqlstate == "AC400"
+    assert table_digest(conn) == before
     for value in (nested(2000), nested(10_000)):
         before = table_digest(conn)
         with pytest.raises(InvalidInput):
