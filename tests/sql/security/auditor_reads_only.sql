@@ -15,7 +15,7 @@ select is(
      where p.pronamespace = 'actae'::regnamespace
        and p.proname in ('get_execution', 'list_executions', 'list_expired_leases',
            'get_channel', 'list_events', 'get_state', 'channel_topic',
-           'get_run', 'list_runs', 'queue_topic')),
+           'get_run', 'list_runs', 'queue_topic', 'list_completed')),
     'the auditor can execute exactly the read functions');
 select is(
     (select string_agg(c.relname, ',') from pg_class as c
