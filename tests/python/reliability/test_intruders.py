@@ -156,7 +156,7 @@ def test_auditor_can_read_but_not_write(dsn: str, logins: Logins) -> None:
             denied_writes(conn, table)
         reads = {"get_execution", "list_executions", "list_expired_leases", "get_channel",
                  "list_events", "get_state", "channel_topic", "get_run", "list_runs",
-                 "queue_topic"}
+                 "queue_topic", "list_completed"}
         writes = [f for f in functions(conn) if not f[0].startswith("_") and f[0] not in reads]
         assert {"claim_execution", "complete_execution", "record_event"} <= {w[0] for w in writes}
         for _name, call in writes:
