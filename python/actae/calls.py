@@ -504,6 +504,11 @@ def _list(values: Sequence[Any] | None) -> list[Any] | None:
     return None if values is None else list(values)
 
 
+def _jsons(values: Sequence[Any] | None) -> list[Jsonb | None] | None:
+    """Each value as JSON (a jsonb[] array); None passes through, for the database to refuse."""
+    return None if values is None else [_json(v) for v in values]
+
+
 def _claims(rows: list[Row]) -> list[Claim]:
     return [Claim(status=r["outcome"], execution=_execution(r)) for r in rows]
 
@@ -523,7 +528,7 @@ def claim_executions(
     An element's error raises for the whole batch and nothing is written."""
     return Call(CLAIM_EXECUTIONS, {
         "channel_id": channel_id, "key_names": _list(key_names), "tool_names": _list(tool_names),
-        "params": None if params is None else [_json(p) for p in params],
+        "params": _jsons(params),
         "dedup_fields": None if dedup_fields is None else [
             None if f is None else Jsonb(list(f)) for f in dedup_fields],
         "lease_seconds": lease_seconds,
@@ -542,7 +547,7 @@ def complete_executions(
     again: their tokens are still current)."""
     return Call(COMPLETE_EXECUTIONS, {
         "execution_ids": _list(execution_ids), "claim_tokens": _list(claim_tokens),
-        "results": None if results is None else [_json(r) for r in results],
+        "results": _jsons(results),
     }, _many(Execution), conn)
 
 
