@@ -34,7 +34,7 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	/usr/bin/chromium=chromium
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest pytest-pg18 test \
-	test-inner schema demo demo-worker report fidelity bench soak clean distclean
+	test-inner schema demo demo-worker report fidelity bench bench-quick soak clean distclean
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest (PG 15),"
@@ -46,6 +46,7 @@ help:
 	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
 	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph (~20 min)"
 	@echo "make test-citus     the suites on a 3-node Citus cluster (builds Citus when missing)"
+	@echo "make bench-quick    the same, shortened (< 3 min), into tests/bench/.quick/ (a smoke run)"
 	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running; prints its DSN)"
 	@echo "make schema         regenerate tests/sql/schema.sql (pg_dump of schema actae after all migrations)"
 	@echo "make lint | pgtap | plpgsql-check | isolation | pytest | pytest-pg18    one step on its own"
@@ -150,6 +151,10 @@ soak: deps venv
 BENCH_ENV := tests/bench/.env
 bench: deps $(BENCH_ENV)/.stamp
 	$(BENCH_ENV)/bin/python tests/bench/run.py
+
+# Every group, shortened (under 3 min), into tests/bench/.quick/: never the committed report.
+bench-quick: deps $(BENCH_ENV)/.stamp
+	$(BENCH_ENV)/bin/python tests/bench/run.py --quick
 
 $(BENCH_ENV)/.stamp: pyproject.toml tests/bench/requirements.txt
 	python3 -m venv $(BENCH_ENV)

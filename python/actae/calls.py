@@ -809,6 +809,16 @@ COMPLETE_EXECUTIONS = _sql("complete_executions", "execution_ids::uuid[]",
                            "claim_tokens::uuid[]", "results::jsonb[]")
 
 
+def _list(values: Sequence[Any] | None) -> list[Any] | None:
+    """A sequence as a list (a SQL array); None passes through, for the database to refuse."""
+    return None if values is None else list(values)
+
+
+def _jsons(values: Sequence[Any] | None) -> list[Jsonb | None] | None:
+    """Each value as JSON (a jsonb[] array); None passes through, for the database to refuse."""
+    return None if values is None else [_json(v) for v in values]
+
+
 def _claims(rows: list[Row]) -> list[Claim]:
     return [Claim(status=r["outcome"], execution=_execution(r)) for r in rows]
 
@@ -827,8 +837,8 @@ def claim_executions(
     dedup_fields[i]) in one round trip and one transaction: one Claim per element, in order.
     An element's error raises for the whole batch and nothing is written."""
     return Call(CLAIM_EXECUTIONS, {
-        "channel_id": channel_id, "key_names": list(key_names), "tool_names": list(tool_names),
-        "params": [_json(p) for p in params],
+        "channel_id": channel_id, "key_names": _list(key_names), "tool_names": _list(tool_names),
+        "params": _jsons(params),
         "dedup_fields": None if dedup_fields is None else [
             None if f is None else Jsonb(list(f)) for f in dedup_fields],
         "lease_seconds": lease_seconds,
@@ -846,8 +856,8 @@ def complete_executions(
     element's error raises for the whole batch and records no result (complete the others
     again: their tokens are still current)."""
     return Call(COMPLETE_EXECUTIONS, {
-        "execution_ids": list(execution_ids), "claim_tokens": list(claim_tokens),
-        "results": None if results is None else [_json(r) for r in results],
+        "execution_ids": _list(execution_ids), "claim_tokens": _list(claim_tokens),
+        "results": _jsons(results),
     }, _many(Execution), conn)
 
 

@@ -27,13 +27,14 @@ def run(
         "-c", str(concurrency), "-j", str(threads), "-d", server.dsn(dbname),
         *(f"-D{k}={v}" for k, v in (defines or {}).items()),
     ]
+    seconds = max(1, round(duration))  # pgbench -T counts whole seconds
     if warmup > 0:
         subprocess.run([*base, "-T", str(max(1, round(warmup)))], check=True,
                        capture_output=True, text=True)
     with tempfile.TemporaryDirectory() as tmp:
         prefix = Path(tmp) / "log"
         done = subprocess.run(
-            [*base, "-T", str(round(duration)), "-l", f"--log-prefix={prefix}"],
+            [*base, "-T", str(seconds), "-l", f"--log-prefix={prefix}"],
             check=True, capture_output=True, text=True,
         )
         if re.search(r"number of failed transactions: [1-9]", done.stdout):
@@ -46,4 +47,4 @@ def run(
                     latencies.append(int(fields[2]) / 1000.0)
     ops = int(re.search(r"number of transactions actually processed: (\d+)",
                         done.stdout).group(1))  # type: ignore[union-attr]
-    return Result(name, concurrency, ops, float(round(duration)), latencies)
+    return Result(name, concurrency, ops, float(seconds), latencies)

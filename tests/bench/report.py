@@ -7,6 +7,7 @@ Run on its own to re-render without re-measuring:
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from server import REPO
@@ -48,13 +49,17 @@ def _throughput_table(block: dict[str, Any], unit: str) -> list[str]:
         f"c={c} {unit}/s | p50 ms | p99 ms" for c in CONC) + " |",
         "|---|" + "---:|" * (3 * len(CONC))]
     for name, per_c in block.items():
-        cells = []
-        for c in CONC:
-            r = per_c.get(c)
-            cells += ([_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
-                      if r else ["—"] * 3)
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | " + " | ".join(_cells(per_c)) + " |")
     return lines
+
+
+def _cells(per_c: dict[str, Any]) -> list[str]:
+    """throughput, p50, p99 for every concurrency ("—" where not measured)."""
+    cells: list[str] = []
+    for c in CONC:
+        r = per_c.get(c, {})
+        cells += [_fmt(r.get("throughput")), _fmt(r.get("p50_ms"), 2), _fmt(r.get("p99_ms"), 2)]
+    return cells
 
 
 def _ratio_rows(block: dict[str, Any], pairs: list[tuple[str, str, str]]) -> list[str]:
@@ -67,14 +72,14 @@ def _ratio_rows(block: dict[str, Any], pairs: list[tuple[str, str, str]]) -> lis
     return lines
 
 
-def _plot(results: dict[str, Any]) -> list[str]:
+def _plot(results: dict[str, Any], png: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     made = []
-    PNG.mkdir(parents=True, exist_ok=True)
+    png.mkdir(parents=True, exist_ok=True)
 
     def bars(block: dict[str, Any], title: str, file: str, unit: str) -> None:
         names = list(block)
@@ -89,7 +94,7 @@ def _plot(results: dict[str, Any]) -> list[str]:
         ax.set_title(title)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(PNG / file, dpi=110)
+        fig.savefig(png / file, dpi=110)
         plt.close(fig)
         made.append(file)
 
@@ -115,13 +120,14 @@ def _plot(results: dict[str, Any]) -> list[str]:
         ax.set_title("Fork time vs prefix length")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(PNG / "forks.png", dpi=110)
+        fig.savefig(png / "forks.png", dpi=110)
         plt.close(fig)
         made.append("forks.png")
     if scale := _get(results, "scale", "claim"):
         fig, ax = plt.subplots(figsize=(8, 4.8))
         for c in CONC:
             rows = sorted(scale, key=int)
+            rows = [r for r in rows if c in scale[r]]
             ax.plot([int(r) / 1e6 for r in rows], [scale[r][c]["p50_ms"] for r in rows],
                     marker="o", label=f"claim+complete p50, c={c}")
             ax.plot([int(r) / 1e6 for r in rows], [scale[r][c]["p99_ms"] for r in rows],
@@ -131,7 +137,7 @@ def _plot(results: dict[str, Any]) -> list[str]:
         ax.set_title("Claim + complete latency vs ledger size")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(PNG / "scale.png", dpi=110)
+        fig.savefig(png / "scale.png", dpi=110)
         plt.close(fig)
         made.append("scale.png")
     return made
@@ -256,9 +262,27 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
 """
 
 
-def write(results: dict[str, Any], notes: str | None = None) -> None:
+def _whole_run(results: dict[str, Any]) -> str:
+    """The whole run's wall clock, and which groups come from an earlier run (--only)."""
     meta = results.get("meta", {})
-    plots = _plot(results)
+    text = f"Whole run: {_fmt(meta.get('total_seconds', 0) / 60, 1)} min (wall clock"
+    this_run = meta.get("groups")
+    earlier = [g for g in results.get("seconds", {}) if this_run and g not in this_run]
+    if not earlier:
+        return text + ", every group measured in this run)."
+    when = results.get("measured", {})
+    return (text + f" of groups {', '.join(this_run)}; "
+            + ", ".join(f"{g} measured {when.get(g, 'earlier')}" for g in earlier) + ").")
+
+
+def write(results: dict[str, Any], notes: str | None = None,
+          out_dir: Path | None = None) -> None:
+    """Render the report into docs/ (out_dir: BENCHMARKS.md and the plots there instead)."""
+    global CONC
+    CONC = tuple(str(c) for c in results.get("meta", {}).get("concurrency", CONC))
+    doc, png = (out_dir / "BENCHMARKS.md", out_dir) if out_dir else (DOC, PNG)
+    meta = results.get("meta", {})
+    plots = _plot(results, png)
     lines: list[str] = [
         "# Actae benchmarks",
         "",
@@ -271,8 +295,8 @@ def write(results: dict[str, Any], notes: str | None = None) -> None:
         "throwaway server, started with the same settings for every contender, client and "
         "server on the same machine. Warm-up "
         f"{meta.get('warmup_s')} s, then {meta.get('duration_s')} s measured per run; "
-        f"claim+complete is the median of {meta.get('rounds')} interleaved rounds. Whole run: "
-        f"{_fmt(meta.get('total_seconds', 0) / 60, 1)} min.",
+        f"claim+complete is the median of {meta.get('rounds')} interleaved rounds. "
+        + _whole_run(results),
         "",
         "Server settings: " + ", ".join(f"`{k}={v}`" for k, v in
                                         meta.get("settings", {}).items()) + ".",
@@ -427,30 +451,21 @@ def write(results: dict[str, Any], notes: str | None = None) -> None:
             "|---|" + "---:|" * (3 * len(CONC)),
         ]
         for rows, per_c in scale.get("claim", {}).items():
-            cells = []
-            for c in CONC:
-                r = per_c[c]
-                cells += [_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+            cells = _cells(per_c)
             lines.append(f"| {int(rows):,} | " + " | ".join(cells) + " |")
         lines += ["", "### Replay of a random existing key", "",
                   "| existing executions | " + " | ".join(
                       f"c={c} ops/s | p50 ms | p99 ms" for c in CONC) + " |",
                   "|---|" + "---:|" * (3 * len(CONC))]
         for rows, per_c in scale.get("replay", {}).items():
-            cells = []
-            for c in CONC:
-                r = per_c[c]
-                cells += [_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+            cells = _cells(per_c)
             lines.append(f"| {int(rows):,} | " + " | ".join(cells) + " |")
         lines += ["", "### Events listing (`list_events`, a page of 100 at a random position)",
                   "", "| events in channel | " + " | ".join(
                       f"c={c} pages/s | p50 ms | p99 ms" for c in CONC) + " |",
                   "|---|" + "---:|" * (3 * len(CONC))]
         for n, per_c in scale.get("list_events", {}).items():
-            cells = []
-            for c in CONC:
-                r = per_c[c]
-                cells += [_fmt(r["throughput"]), _fmt(r["p50_ms"], 2), _fmt(r["p99_ms"], 2)]
+            cells = _cells(per_c)
             lines.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
         if full := scale.get("list_all"):
             lines += ["", f"Reading the whole channel of {full['events']:,} events in pages of "
@@ -462,7 +477,7 @@ def write(results: dict[str, Any], notes: str | None = None) -> None:
     if secs := results.get("seconds"):
         lines += ["Group runtimes: " + ", ".join(f"{k} {v} s" for k, v in secs.items()) + ".",
                   ""]
-    DOC.write_text("\n".join(lines))
+    doc.write_text("\n".join(lines))
 
 
 if __name__ == "__main__":

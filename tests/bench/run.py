@@ -1,6 +1,12 @@
 """`make bench`: measure Actae against the physical limit and its peers, write the report.
 
-Usage: tests/bench/.env/bin/python tests/bench/run.py [--quick] [--only GROUP ...]
+Usage: tests/bench/.env/bin/python tests/bench/run.py [--quick] [--only GROUP ...] [--out DIR]
+
+--quick is a smoke run of every group in under 3 minutes (shorter measurements, c = 1 only,
+smaller sizes) that writes to a scratch folder (tests/bench/.quick/, or --out) and never
+touches the committed report. A full run writes docs/bench/results.json, docs/BENCHMARKS.md
+and its plots; with --only it re-measures those groups and keeps the others' earlier
+numbers, and the report says which groups were measured when.
 
 Groups (each on its own throwaway server, ports 55445-55448):
   claim       claim+complete cycle and replay: pgbench limit, Actae, hand-written, DBOS
@@ -11,6 +17,8 @@ Groups (each on its own throwaway server, ports 55445-55448):
   langgraph   AsyncActaeSaver vs AsyncPostgresSaver (langgraph_saver.py, port 55449; writes
               docs/bench/langgraph_saver.md)
 Results go to docs/bench/results.json; report.py turns them into docs/BENCHMARKS.md + PNGs.
+Progress: every line carries the elapsed time of the whole run; each group starts with
+"phase k/N".
 """
 
 from __future__ import annotations
@@ -36,21 +44,27 @@ from server import REPO, SETTINGS, Server, machine
 CONCURRENCY = (1, 8, 32)
 PORTS = {"claim": 55445, "transitions": 55446, "forks": 55447, "scale": 55448}
 RESULTS = REPO / "docs" / "bench" / "results.json"
+QUICK_OUT = REPO / "tests" / "bench" / ".quick"
+STARTED = time.monotonic()
 
 
 class Plan:
     def __init__(self, quick: bool) -> None:
-        self.warmup = 1.0 if quick else 2.0
-        self.duration = 2.0 if quick else 4.0
+        self.quick = quick
+        self.warmup = 0.2 if quick else 2.0
+        self.duration = 0.5 if quick else 4.0
         self.rounds = 1 if quick else 3  # pgbench rows only (cheap, and the headline ratio)
-        self.fork_sizes = (100, 1000, 10000) if quick else (100, 10000, 100000)
-        self.scale_rows = (0, 20000, 100000) if quick else (0, 1000000, 5000000)
-        self.list_events = 10000 if quick else 100000
+        self.concurrency = (1,) if quick else CONCURRENCY
+        self.fork_sizes = (100, 1000) if quick else (100, 10000, 100000)
+        self.scale_rows = (0, 20000) if quick else (0, 1000000, 5000000)
+        self.list_events = 2000 if quick else 100000
         self.forks = 5 if quick else 40
 
 
 def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+    elapsed = int(time.monotonic() - STARTED)
+    print(f"[{time.strftime('%H:%M:%S')} +{elapsed // 60}:{elapsed % 60:02d}] {message}",
+          flush=True)
 
 
 def tag() -> str:
@@ -140,7 +154,7 @@ def bench_claim(plan: Plan) -> dict[str, Any]:
         args = {"dsn": server.dsn(), "dbos_url": _dbos_migrate(server)}
         log("claim + complete")
         raw: dict[tuple[str, int], list[load.Result]] = {}
-        for c in CONCURRENCY:
+        for c in plan.concurrency:
             # The limit and Actae-through-pgbench alternate for several rounds: their ratio
             # is the headline, and this machine's fsync time drifts between runs.
             for _ in range(plan.rounds):
@@ -156,7 +170,7 @@ def bench_claim(plan: Plan) -> dict[str, Any]:
             out["claim"].setdefault(name, {})[str(c)] = median_of(rounds)
         log("replay")
         server.psql(REPLAY_SETUP)
-        for c in CONCURRENCY:
+        for c in plan.concurrency:
             for name, kind, what in REPLAY_CONTENDERS:
                 result = _run_one(server, plan, name, kind, what, c, args)
                 out["replay"].setdefault(name, {})[str(c)] = median_of([result])
@@ -175,7 +189,7 @@ def bench_transitions(plan: Plan) -> dict[str, Any]:
         args = {"dsn": server.dsn()}
         for size in (1024, 65536):
             log(f"transitions, state of {size} bytes")
-            for c in CONCURRENCY:
+            for c in plan.concurrency:
                 for name, factory in (("Actae transition_state", "transition_actae"),
                                       ("LangGraph PostgresSaver.put", "transition_langgraph")):
                     result = load.run(name, f"contenders:{factory}",
@@ -411,7 +425,7 @@ def bench_scale(plan: Plan) -> dict[str, Any]:
                 server.checkpoint()
                 log(f"scale: {rows} executions loaded in {time.perf_counter() - t0:.1f}s")
                 loaded = rows
-            for c in CONCURRENCY:
+            for c in plan.concurrency:
                 result = pgbench.run(server, "claim+complete", "actae_claim_complete.sql", c,
                                      plan.warmup, plan.duration)
                 server.checkpoint()
@@ -426,7 +440,7 @@ def bench_scale(plan: Plan) -> dict[str, Any]:
         for n in (100, plan.list_events):
             channel = f"list-{n}"
             load_events(conn, channel, n)
-            for c in CONCURRENCY:
+            for c in plan.concurrency:
                 result = load.run("list_events", "contenders:list_events_random",
                                   {"dsn": server.dsn(), "channel": channel, "events": n}, c,
                                   plan.warmup, plan.duration)
@@ -453,8 +467,12 @@ def bench_runs(plan: Plan) -> dict[str, Any]:
     which also writes docs/bench/runs.md)."""
     import runs_bench
 
-    out = runs_bench.bench_runs(quick=plan.duration < 4.0)
-    runs_bench.write(out)
+    runs_bench.log = log  # its progress lines carry the whole run's elapsed time too
+    out = runs_bench.bench_runs(quick=plan.quick)
+    if plan.quick:
+        runs_bench.write(out, QUICK_OUT / "runs.json", QUICK_OUT / "runs.md")
+    else:
+        runs_bench.write(out)
     return out
 
 
@@ -466,30 +484,43 @@ GROUPS["langgraph"] = lambda plan: langgraph_saver.run(plan.duration < 4.0)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="short smoke run")
+    parser.add_argument("--quick", action="store_true",
+                        help="~3 min smoke run into a scratch folder (tests/bench/.quick/)")
     parser.add_argument("--only", nargs="*", choices=sorted(GROUPS), default=None)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="folder for results.json, BENCHMARKS.md and plots")
     parser.add_argument("--no-report", action="store_true")
     ns = parser.parse_args()
     plan = Plan(ns.quick)
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    started = time.time()
-    for name in ns.only or list(GROUPS):
-        t0 = time.time()
-        log(f"== {name}")
+    out_dir = ns.out or (QUICK_OUT if ns.quick else None)
+    results_path = out_dir / "results.json" if out_dir else RESULTS
+    # Only a full run into the committed report keeps earlier groups' numbers (--only).
+    results: dict[str, Any] = (json.loads(results_path.read_text())
+                               if ns.only and results_path.exists() else {})
+    groups = ns.only or list(GROUPS)
+    for k, name in enumerate(groups, 1):
+        t0 = time.monotonic()
+        log(f"== phase {k}/{len(groups)}: {name}")
         results[name] = GROUPS[name](plan)
-        results.setdefault("seconds", {})[name] = round(time.time() - t0)
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        results.setdefault("seconds", {})[name] = round(time.monotonic() - t0)
+        results.setdefault("measured", {})[name] = time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                 time.gmtime())
+        log(f"== phase {k}/{len(groups)}: {name} done in {results['seconds'][name]} s")
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        results_path.write_text(json.dumps(results, indent=1) + "\n")
     results["meta"] = {
         "machine": machine(), "settings": SETTINGS, "quick": ns.quick,
         "warmup_s": plan.warmup, "duration_s": plan.duration, "rounds": plan.rounds,
+        "concurrency": list(plan.concurrency),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "total_seconds": round(time.time() - started),
+        "groups": groups,
+        # Wall clock of this invocation (server setup included) up to the report.
+        "total_seconds": round(time.monotonic() - STARTED),
     }
-    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+    results_path.write_text(json.dumps(results, indent=1) + "\n")
     if not ns.no_report:
-        report.write(results)
-    log(f"done in {time.time() - started:.0f}s")
+        report.write(results, out_dir=out_dir)
+    log(f"done in {time.monotonic() - STARTED:.0f} s; results in {results_path}")
 
 
 if __name__ == "__main__":

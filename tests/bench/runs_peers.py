@@ -1,6 +1,6 @@
 """The peers of the runs benchmark, each in its own process (DBOS keeps global state):
 
-    python runs_peers.py absurd|dbos new|resume WORKERS RUNS URL
+    python runs_peers.py absurd|dbos|pgtask new|resume WORKERS RUNS URL
 
 prints one JSON line {"runs": n, "seconds": s}. The agent is the same everywhere: a workflow
 of 5 trivial steps. ``new``: the worker is started, then RUNS workflows are started one by
@@ -115,7 +115,65 @@ def dbos(mode: str, workers: int, runs: int, url: str) -> dict[str, Any]:
         DBOS.destroy(destroy_registry=True)
 
 
+def pgtask(mode: str, workers: int, runs: int, url: str) -> dict[str, Any]:
+    """pgtask (``pip install pgtask``): a task of 5 ``task.step`` calls. ``resume``: every
+    task first runs its 5 steps and parks on ``wait_for_signal`` (untimed); the clock starts
+    when the signals are sent, so each run is claimed again, replays its 5 recorded steps and
+    completes."""
+    from pgtask import Client, EnqueueRequest, Task, TaskRegistry, Worker
+
+    # pgtask's driver wants a host in the URL even for a Unix socket (?host= overrides it).
+    url = url.replace("@/", "@localhost/", 1)
+    queue = "p" + uuid.uuid4().hex[:12]
+    registry = TaskRegistry(queue_name=queue)
+
+    @registry.task("five")
+    async def five(task: Task, payload: Any) -> dict[str, Any]:
+        for i in range(STEPS):
+            async def step(i: int = i) -> dict[str, Any]:
+                return {"ok": True, "i": i}
+            await task.step(f"s{i}", step)
+        if payload.get("park"):
+            await task.wait_for_signal("park", "go")
+        return {"ok": True}
+
+    async def states(client: Any, handles: list[Any]) -> list[str]:
+        return [(await client.task_result(h.id)).state for h in handles]
+
+    async def until(client: Any, handles: list[Any], state: str) -> None:
+        while any(s != state for s in await states(client, handles)):
+            await asyncio.sleep(0.01)
+
+    async def main() -> dict[str, Any]:
+        client = await Client.connect(url)
+        await client.migrate()
+        worker = Worker(url, registry, concurrency=workers, poll_interval=0.05,
+                        retention_enabled=False, shutdown_grace=1.0)
+        running = asyncio.create_task(worker.run())
+        park = mode == "resume"
+        handles = []
+        if park:
+            handles = [await client.enqueue(EnqueueRequest("five", {"n": n, "park": True},
+                                                           queue_name=queue))
+                       for n in range(runs)]
+            await until(client, handles, "waiting")
+        t0 = time.perf_counter()
+        if park:
+            for handle in handles:
+                await handle.signal("go", True)
+        else:
+            handles = [await client.enqueue(EnqueueRequest("five", {"n": n}, queue_name=queue))
+                       for n in range(runs)]
+        await until(client, handles, "succeeded")
+        seconds = time.perf_counter() - t0
+        worker.shutdown()
+        await asyncio.wait_for(running, 30)
+        return {"runs": runs, "seconds": seconds}
+
+    return asyncio.run(main())
+
+
 if __name__ == "__main__":
     peer, mode, workers, runs, url = sys.argv[1:6]
-    run = {"absurd": absurd, "dbos": dbos}[peer]
+    run = {"absurd": absurd, "dbos": dbos, "pgtask": pgtask}[peer]
     print(json.dumps(run(mode, int(workers), int(runs), url)), flush=True)

@@ -435,6 +435,14 @@ CREATE FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argu
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_dedup_fields(text[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_dedup_fields(p_fields text[]) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_expected(actae.channels, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -502,7 +510,8 @@ CREATE TABLE actae.executions (
     created_at timestamp with time zone NOT NULL,
     claimed_at timestamp with time zone NOT NULL,
     heartbeat_at timestamp with time zone,
-    finished_at timestamp with time zone
+    finished_at timestamp with time zone,
+    retain_until timestamp with time zone
 );
 ALTER TABLE ONLY actae.executions ALTER COLUMN params SET COMPRESSION lz4;
 ALTER TABLE ONLY actae.executions ALTER COLUMN result SET COMPRESSION lz4;
@@ -933,6 +942,7 @@ CREATE FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now time
 CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) RETURNS actae.annotation_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -942,6 +952,7 @@ CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p
 CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -951,6 +962,7 @@ CREATE FUNCTION actae.cancel_execution(p_execution_id uuid, p_reason text, p_cha
 CREATE FUNCTION actae.cancel_run(p_channel_id text, p_reason text) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -960,6 +972,7 @@ CREATE FUNCTION actae.cancel_run(p_channel_id text, p_reason text) RETURNS actae
 CREATE FUNCTION actae.channel_topic(p_channel_id text) RETURNS text
     LANGUAGE sql IMMUTABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -969,6 +982,17 @@ CREATE FUNCTION actae.channel_topic(p_channel_id text) RETURNS text
 CREATE FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool_name text, p_params jsonb, p_dedup_fields text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: claim_executions(text, text[], text[], jsonb[], jsonb[], integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[] DEFAULT NULL::jsonb[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -978,6 +1002,7 @@ CREATE FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool
 CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -987,6 +1012,7 @@ CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEF
 CREATE FUNCTION actae.close_channel(p_channel_id text) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -996,6 +1022,17 @@ CREATE FUNCTION actae.close_channel(p_channel_id text) RETURNS actae.channel_row
 CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb DEFAULT NULL::jsonb, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: complete_executions(uuid[], uuid[], jsonb[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[] DEFAULT NULL::jsonb[]) RETURNS SETOF actae.execution_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1005,6 +1042,7 @@ CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid
 CREATE FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1014,6 +1052,7 @@ CREATE FUNCTION actae.complete_run(p_channel_id text, p_claim_token uuid, p_resu
 CREATE FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb DEFAULT NULL::jsonb) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1023,6 +1062,7 @@ CREATE FUNCTION actae.create_channel(p_channel_id text, p_metadata jsonb DEFAULT
 CREATE FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_results integer DEFAULT 1000) RETURNS actae.decision_trail
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1032,6 +1072,7 @@ CREATE FUNCTION actae.decision_trail(p_channel_id text, p_cursor bigint, p_max_r
 CREATE FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_changes integer DEFAULT 1000) RETURNS actae.state_diff
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1041,6 +1082,7 @@ CREATE FUNCTION actae.diff_states(p_channel_a text, p_channel_b text, p_max_chan
 CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_token uuid, p_retryable boolean DEFAULT true, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1050,6 +1092,7 @@ CREATE FUNCTION actae.fail_execution(p_execution_id uuid, p_error text, p_claim_
 CREATE FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error text, p_retryable boolean DEFAULT true) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1059,6 +1102,7 @@ CREATE FUNCTION actae.fail_run(p_channel_id text, p_claim_token uuid, p_error te
 CREATE FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer DEFAULT 60) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1068,6 +1112,7 @@ CREATE FUNCTION actae.follow_channel(p_channel_id text, p_seconds integer DEFAUL
 CREATE FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint, p_new_channel_id text DEFAULT NULL::text, p_operation_id text DEFAULT NULL::text, p_tool_policies jsonb DEFAULT NULL::jsonb) RETURNS actae.fork_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1077,6 +1122,7 @@ CREATE FUNCTION actae.fork_channel(p_source_channel_id text, p_at_cursor bigint,
 CREATE FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer DEFAULT 1000) RETURNS SETOF actae.fork_node
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1086,6 +1132,7 @@ CREATE FUNCTION actae.fork_tree(p_channel_id text, p_max_rows integer DEFAULT 10
 CREATE FUNCTION actae.get_channel(p_channel_id text) RETURNS actae.channel_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1095,6 +1142,7 @@ CREATE FUNCTION actae.get_channel(p_channel_id text) RETURNS actae.channel_row
 CREATE FUNCTION actae.get_execution(p_execution_id uuid) RETURNS actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1104,6 +1152,7 @@ CREATE FUNCTION actae.get_execution(p_execution_id uuid) RETURNS actae.execution
 CREATE FUNCTION actae.get_execution(p_channel_id text, p_key_name text) RETURNS actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1125,6 +1174,7 @@ CREATE TABLE actae.execution_traces (
 CREATE FUNCTION actae.get_execution_trace(p_execution_id uuid) RETURNS SETOF actae.execution_traces
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1134,6 +1184,7 @@ CREATE FUNCTION actae.get_execution_trace(p_execution_id uuid) RETURNS SETOF act
 CREATE FUNCTION actae.get_run(p_channel_id text) RETURNS actae.run_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1143,6 +1194,7 @@ CREATE FUNCTION actae.get_run(p_channel_id text) RETURNS actae.run_row
 CREATE FUNCTION actae.get_state(p_channel_id text, p_version bigint DEFAULT NULL::bigint, p_at_cursor bigint DEFAULT NULL::bigint) RETURNS actae.state_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1152,6 +1204,7 @@ CREATE FUNCTION actae.get_state(p_channel_id text, p_version bigint DEFAULT NULL
 CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer, p_channel_id text DEFAULT NULL::text) RETURNS actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1161,6 +1214,7 @@ CREATE FUNCTION actae.heartbeat_execution(p_execution_id uuid, p_claim_token uui
 CREATE FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lease_seconds integer DEFAULT NULL::integer) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1170,6 +1224,7 @@ CREATE FUNCTION actae.heartbeat_run(p_channel_id text, p_claim_token uuid, p_lea
 CREATE FUNCTION actae.langgraph_channel(p_thread_id text, p_checkpoint_ns text DEFAULT ''::text) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1179,6 +1234,7 @@ CREATE FUNCTION actae.langgraph_channel(p_thread_id text, p_checkpoint_ns text D
 CREATE FUNCTION actae.langgraph_copy_thread(p_source_thread_id text, p_target_thread_id text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1188,6 +1244,7 @@ CREATE FUNCTION actae.langgraph_copy_thread(p_source_thread_id text, p_target_th
 CREATE FUNCTION actae.langgraph_delete_for_runs(p_run_ids text[]) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1197,6 +1254,7 @@ CREATE FUNCTION actae.langgraph_delete_for_runs(p_run_ids text[]) RETURNS intege
 CREATE FUNCTION actae.langgraph_delete_thread(p_thread_id text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1206,6 +1264,7 @@ CREATE FUNCTION actae.langgraph_delete_thread(p_thread_id text) RETURNS integer
 CREATE FUNCTION actae.langgraph_fork_thread(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_new_thread_id text, p_tool_policies jsonb DEFAULT NULL::jsonb) RETURNS actae.fork_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1215,6 +1274,7 @@ CREATE FUNCTION actae.langgraph_fork_thread(p_thread_id text, p_checkpoint_ns te
 CREATE FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text DEFAULT NULL::text) RETURNS SETOF actae.langgraph_checkpoint_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1225,6 +1285,7 @@ CREATE FUNCTION actae.langgraph_list(p_thread_id text DEFAULT NULL::text, p_chec
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1234,6 +1295,7 @@ CREATE FUNCTION actae.langgraph_list(p_thread_id text DEFAULT NULL::text, p_chec
 CREATE FUNCTION actae.langgraph_prune(p_thread_ids text[], p_strategy text DEFAULT 'keep_latest'::text) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1243,6 +1305,7 @@ CREATE FUNCTION actae.langgraph_prune(p_thread_ids text[], p_strategy text DEFAU
 CREATE FUNCTION actae.langgraph_put(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_parent_checkpoint_id text, p_checkpoint jsonb, p_metadata jsonb, p_blobs bytea[] DEFAULT NULL::bytea[]) RETURNS actae.langgraph_put_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1252,6 +1315,7 @@ CREATE FUNCTION actae.langgraph_put(p_thread_id text, p_checkpoint_ns text, p_ch
 CREATE FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text, p_task_id text, p_task_path text, p_writes jsonb) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1261,6 +1325,17 @@ CREATE FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_ns tex
 CREATE FUNCTION actae.list_channels(p_metadata jsonb DEFAULT NULL::jsonb, p_parent_channel_id text DEFAULT NULL::text, p_created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, p_created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, p_status text DEFAULT NULL::text, p_agent text DEFAULT NULL::text, p_tag text DEFAULT NULL::text, p_before_created_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_before_channel_id text DEFAULT NULL::text, p_max_rows integer DEFAULT 50) RETURNS SETOF actae.channel_summary
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: list_completed(text, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text DEFAULT NULL::text, p_max_rows integer DEFAULT 1000) RETURNS SETOF actae.execution_row
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1271,6 +1346,7 @@ CREATE FUNCTION actae.list_events(p_channel_id text, p_after_cursor bigint DEFAU
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_bitmapscan TO 'off'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1280,6 +1356,7 @@ CREATE FUNCTION actae.list_events(p_channel_id text, p_after_cursor bigint DEFAU
 CREATE FUNCTION actae.list_executions(p_channel_id text DEFAULT NULL::text, p_status text DEFAULT NULL::text, p_lease_expired boolean DEFAULT false, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1289,6 +1366,7 @@ CREATE FUNCTION actae.list_executions(p_channel_id text DEFAULT NULL::text, p_st
 CREATE FUNCTION actae.list_expired_leases(p_max_rows integer DEFAULT 100) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1298,6 +1376,7 @@ CREATE FUNCTION actae.list_expired_leases(p_max_rows integer DEFAULT 100) RETURN
 CREATE FUNCTION actae.list_runs(p_queue text DEFAULT NULL::text, p_status text DEFAULT NULL::text, p_agent text DEFAULT NULL::text, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.run_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1307,6 +1386,7 @@ CREATE FUNCTION actae.list_runs(p_queue text DEFAULT NULL::text, p_status text D
 CREATE FUNCTION actae.purge(p_older_than interval, p_batch_size integer DEFAULT 1000) RETURNS actae.purge_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1316,6 +1396,7 @@ CREATE FUNCTION actae.purge(p_older_than interval, p_batch_size integer DEFAULT 
 CREATE FUNCTION actae.queue_topic(p_queue text) RETURNS text
     LANGUAGE sql IMMUTABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1325,6 +1406,7 @@ CREATE FUNCTION actae.queue_topic(p_queue text) RETURNS text
 CREATE FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text DEFAULT NULL::text, p_expected_cursor bigint DEFAULT NULL::bigint) RETURNS actae.record_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1334,6 +1416,7 @@ CREATE FUNCTION actae.record_event(p_channel_id text, p_event_type text, p_paylo
 CREATE FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uuid, p_traceparent text) RETURNS actae.execution_traces
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1343,6 +1426,7 @@ CREATE FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uui
 CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1352,6 +1436,7 @@ CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS
 CREATE FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer) RETURNS actae.park_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1361,6 +1446,7 @@ CREATE FUNCTION actae.sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_k
 CREATE FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, p_queue text DEFAULT 'default'::text, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_max_attempts integer DEFAULT 5) RETURNS actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1370,6 +1456,7 @@ CREATE FUNCTION actae.start_run(p_channel_id text, p_agent text, p_input jsonb, 
 CREATE FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint DEFAULT NULL::bigint, p_max_rows integer DEFAULT 100) RETURNS SETOF actae.timeline_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1379,6 +1466,7 @@ CREATE FUNCTION actae.timeline(p_channel_id text, p_after_clock bigint DEFAULT N
 CREATE FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_payload jsonb, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint DEFAULT NULL::bigint, p_operation_id text DEFAULT NULL::text) RETURNS actae.transition_result
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1388,6 +1476,7 @@ CREATE FUNCTION actae.transition_state(p_channel_id text, p_event_type text, p_p
 CREATE FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wait_key text, p_event_type text, p_timeout_seconds integer) RETURNS actae.park_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1397,6 +1486,7 @@ CREATE FUNCTION actae.wait_for_event(p_channel_id text, p_claim_token uuid, p_wa
 CREATE FUNCTION actae.watch_channel(p_channel_id text, p_seconds integer DEFAULT 60) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
 --
@@ -1810,6 +1900,12 @@ REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_dedup_fields(p_fields text[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_dedup_fields(p_fields text[]) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_expected(p_channel actae.channels, p_expected_version bigint, p_expected_cursor bigint); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1976,6 +2072,12 @@ GRANT SELECT(heartbeat_at) ON TABLE actae.executions TO actae_auditor;
 --
 
 GRANT SELECT(finished_at) ON TABLE actae.executions TO actae_auditor;
+
+--
+-- Name: COLUMN executions.retain_until; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(retain_until) ON TABLE actae.executions TO actae_auditor;
 
 --
 -- Name: FUNCTION _check_same_operation(p_row actae.executions, p_tool_name text, p_fields text[], p_fingerprint text); Type: ACL; Schema: actae; Owner: -
@@ -2434,6 +2536,13 @@ REVOKE ALL ON FUNCTION actae.claim_execution(p_channel_id text, p_key_name text,
 GRANT ALL ON FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool_name text, p_params jsonb, p_dedup_fields text[], p_lease_seconds integer) TO actae_agent;
 
 --
+-- Name: FUNCTION claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[], p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[], p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[], p_lease_seconds integer) TO actae_agent;
+
+--
 -- Name: FUNCTION claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2453,6 +2562,13 @@ GRANT ALL ON FUNCTION actae.close_channel(p_channel_id text) TO actae_agent;
 
 REVOKE ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb, p_channel_id text) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb, p_channel_id text) TO actae_agent;
+
+--
+-- Name: FUNCTION complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]) TO actae_agent;
 
 --
 -- Name: FUNCTION complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb); Type: ACL; Schema: actae; Owner: -
@@ -2668,6 +2784,14 @@ GRANT ALL ON FUNCTION actae.langgraph_put_writes(p_thread_id text, p_checkpoint_
 REVOKE ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) TO actae_agent;
 GRANT ALL ON FUNCTION actae.list_channels(p_metadata jsonb, p_parent_channel_id text, p_created_after timestamp with time zone, p_created_before timestamp with time zone, p_status text, p_agent text, p_tag text, p_before_created_at timestamp with time zone, p_before_channel_id text, p_max_rows integer) TO actae_auditor;
+
+--
+-- Name: FUNCTION list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer) TO actae_agent;
+GRANT ALL ON FUNCTION actae.list_completed(p_channel_id text, p_after_key_name text, p_max_rows integer) TO actae_auditor;
 
 --
 -- Name: FUNCTION list_events(p_channel_id text, p_after_cursor bigint, p_max_events integer); Type: ACL; Schema: actae; Owner: -

@@ -155,7 +155,25 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         "blobs": st.one_of(st.none(), st.lists(st.binary(max_size=16), max_size=3)),
         "thread_ids": st.one_of(st.none(), st.lists(any_text, max_size=3)),
         "run_ids": st.one_of(st.none(), st.lists(any_text, max_size=3)),
+        # Batches (sql/12_batch.sql) and list_completed.
+        "key_names": st.one_of(st.none(), st.lists(any_text, max_size=3)),
+        "tool_names": st.one_of(st.none(), st.lists(any_text, max_size=3)),
+        "execution_ids": st.one_of(st.none(), st.lists(uuids(world), max_size=3)),
+        "claim_tokens": st.one_of(st.none(), st.lists(uuids(world), max_size=3)),
+        "results": st.one_of(st.none(), st.lists(any_json, max_size=3)),
+        "after_key_name": any_text,
     }
+
+
+#: arguments whose strategy differs in one builder (a list per element in a batch).
+BATCH_STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
+    "params": st.one_of(st.none(), st.lists(st.one_of(
+        st.dictionaries(st.text(max_size=4), st.one_of(st.integers(), st.text(max_size=4)),
+                        max_size=3),
+        st.sampled_from([{"big": "x" * 1_100_000}, {"": None}])), max_size=3)),
+    "dedup_fields": st.one_of(st.none(), st.lists(
+        st.one_of(st.none(), st.lists(any_text, max_size=2)), max_size=3)),
+}
 
 
 def raw_strategy(pg_type: str, world: World) -> st.SearchStrategy[Any]:
@@ -179,6 +197,9 @@ def raw_strategy(pg_type: str, world: World) -> st.SearchStrategy[Any]:
         return st.one_of(st.none(), st.booleans())
     if pg_type == "text[]":
         return st.one_of(st.none(), st.lists(safe_text, max_size=4))
+    if pg_type in ("jsonb[]", "uuid[]"):
+        element = raw_strategy(pg_type[:-2], world)
+        return st.one_of(st.none(), st.lists(element, max_size=3))
     if pg_type == "timestamp with time zone":
         return st.one_of(st.none(), st.datetimes(
             min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),

@@ -24,7 +24,7 @@ from actae import calls
 from actae.client import SyncActaeClient
 from actae.errors import ActaeError, InvalidInput
 
-from .badinput import SETTINGS, World, driver_strategies, nested, raw_strategy
+from .badinput import BATCH_STRATEGIES, SETTINGS, World, driver_strategies, nested, raw_strategy
 from .harness import scratch_database, table_digest
 
 # channel_topic(text) maps any text (null to null) to a LISTEN topic and channel_lineage reads
@@ -103,6 +103,8 @@ def test_driver_rejects_only_with_actae_errors(
     builder: Callable[..., calls.Call[Any]],
 ) -> None:
     strategies = driver_strategies(world)
+    if name == "claim_executions":
+        strategies.update(BATCH_STRATEGIES)
     arguments = [p for p in inspect.signature(builder).parameters if p != "conn"]
     missing = [a for a in arguments if a not in strategies]
     assert not missing, f"{name}: add strategies for {missing}"
