@@ -21,6 +21,7 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from actae.errors import ConnectionFailed
 from actae.migrate import migrate
 
 from . import REPO
@@ -86,7 +87,7 @@ def retry_connection(call: Callable[[], T], on_error: Callable[[str], None] | No
     while True:
         try:
             return call()
-        except psycopg.OperationalError as exc:
+        except (psycopg.OperationalError, ConnectionFailed) as exc:
             if time.monotonic() > deadline:
                 raise
             if on_error is not None:

@@ -59,11 +59,15 @@ class Worker:
         return retry_connection(call, lambda why: emit(e="conn_error", why=why))
 
     def run(self) -> None:
-        with self.client:
+        # A worker may start while the database restarts: opening is retried like any call.
+        self.db(self.client.open)
+        try:
             emit(e="ready")
             for channel in self.config["workflows"]:
                 for step in range(1, self.config["steps"] + 1):
                     self.step(channel, step)
+        finally:
+            self.client.close()
         emit(e="done")
 
     def step(self, channel: str, step: int) -> None:
