@@ -121,10 +121,12 @@ class Run:
         tool_name: str | None = None,
         dedup_fields: Sequence[str] | None = None,
         reconcile: Tool | None = None,
-        lease_seconds: int = 60,
+        lease_seconds: int | None = None,
     ) -> Any:
         """``run_tool`` on the run's channel: the tool runs at most once per successful
-        outcome of its key; a completed one replays (from the prefetch when it matches)."""
+        outcome of its key; a completed one replays (from the prefetch when it matches).
+        The tool's lease defaults to the worker's (heartbeats keep it alive while the tool
+        runs), so a worker that dies mid-tool frees the run and its tool call together."""
         name = tool_name or getattr(fn, "__name__", "tool")
         key_name = self._key(key, name)
         args: dict[str, Any] = dict(params or {})
@@ -134,7 +136,8 @@ class Run:
             return done.result
         return await self.client.run_tool(
             fn, channel_id=self.channel_id, key_name=key_name, tool_name=name, params=args,
-            dedup_fields=dedup_fields, lease_seconds=lease_seconds, reconcile=reconcile,
+            dedup_fields=dedup_fields, reconcile=reconcile,
+            lease_seconds=self.worker.lease_seconds if lease_seconds is None else lease_seconds,
         )
 
     async def load_completed(self) -> None:

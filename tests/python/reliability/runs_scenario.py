@@ -97,10 +97,12 @@ def retrying(dsn: str, call: Callable[[SyncActaeClient], Any], tries: int = 100)
 
 def survive(dsn: str, *, runs: int, workers: int = 3, kill_every: tuple[float, float] =
             (0.5, 2.0), restart: Callable[[], None] | None = None, restart_after: float = 3.0,
-            timeout: float = 600.0, seed: int | None = None) -> RunFigures:
+            timeout: float = 600.0, seed: int | None = None,
+            max_kills: int | None = None) -> RunFigures:
     """``runs`` 5-step runs on ``workers`` worker processes SIGKILLed at random (each
     replaced at once), an approver process, and (with ``restart``) one database crash and
-    restart ``restart_after`` seconds in. Returns the audited figures."""
+    restart ``restart_after`` seconds in. After ``max_kills`` kills (when given) the killing
+    stops and the survivors must finish every run. Returns the audited figures."""
     rng = random.Random(seed)
     started = time.monotonic()
     tag = uuid.uuid4().hex[:10]
@@ -120,7 +122,7 @@ def survive(dsn: str, *, runs: int, workers: int = 3, kill_every: tuple[float, f
     retrying(dsn, start_all)
     restarted = restart is None
     try:
-        while time.monotonic() - started < timeout:
+        while time.monotonic() - started < timeout and figures.kills != max_kills:
             time.sleep(rng.uniform(*kill_every))
             if not restarted and time.monotonic() - started > restart_after:
                 assert restart is not None
