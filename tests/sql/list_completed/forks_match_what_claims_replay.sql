@@ -39,7 +39,9 @@ create temp table keys as select 'k' || g as k from generate_series(1, 6) as g;
 select set_eq(
     $$select key_name from actae.list_completed('tap-lf-child')$$,
     $$select k from keys where pg_temp.probe_claim('tap-lf-child', k,
-        (select tool_name from actae.executions where key_name = k limit 1)) = 'replayed'$$,
+        (select e.tool_name from actae.executions as e
+            where e.channel_id in ('tap-lf', 'tap-lf-child') and e.key_name = k
+            limit 1)) = 'replayed'$$,
     'child: listed keys are exactly the keys a claim replays');
 select results_eq(
     $$select to_jsonb(l) from actae.list_completed('tap-lf-grand') as l order by key_name$$,
