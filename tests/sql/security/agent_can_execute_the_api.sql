@@ -1,6 +1,6 @@
 -- actae_agent can execute every API function (no leading "_") except the operator-only
--- cancel_execution, purge, cancel_run and assign_tenant, and can drive a whole run through them: claim, heartbeat,
--- complete, fail, record, transition, fork and every read.
+-- cancel_execution, purge, cancel_run and assign_tenant, and can drive a whole run through
+-- them: claim, heartbeat, complete, fail, record, transition, fork and every read.
 begin;
 \ir ../helpers.psql
 select plan(15);
