@@ -8,7 +8,7 @@
 -- or granted actae_agent directly; else the NOLOGIN roles granted to it directly that are
 -- granted actae_agent directly (actae_operator is not a tenant). Empty: a caller in no
 -- tenant (a global auditor or operator). Reads the catalogs: not for the hot path.
-create or replace function actae._caller_tenants() returns oid []
+create or replace function actae._caller_tenants() returns oid[]
 language sql
 stable
 as $$
