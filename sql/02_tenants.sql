@@ -127,22 +127,6 @@ begin
 end;
 $$;
 
--- actae._no_execution — raise the AC404 of an unknown execution id (also for another
--- tenant's execution).
-create or replace function actae._no_execution(
-    p_execution_id uuid
-) returns void
-language plpgsql
-immutable
-as $$
-begin
-    perform actae._raise(
-        'AC404', format('execution %s does not exist', p_execution_id),
-        jsonb_build_object('execution_id', p_execution_id)
-    );
-end;
-$$;
-
 -- actae.assign_tenant — move a channel and its executions to tenant p_tenant (operator
 -- only): e.g. the channels written before tenants existed, which belong to actae_agent
 -- (shared by every agent) until assigned.
