@@ -391,7 +391,8 @@ CREATE TABLE actae.channels (
     closed_at timestamp with time zone,
     key_ttl interval,
     watched_until timestamp with time zone,
-    wake_event_type text
+    wake_event_type text,
+    tenant oid NOT NULL
 );
 
 --
@@ -400,6 +401,22 @@ CREATE TABLE actae.channels (
 
 CREATE FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) RETURNS actae.transition_result
     LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _caller_tenant(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._caller_tenant() RETURNS oid
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _caller_tenants(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._caller_tenants() RETURNS oid[]
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -511,7 +528,9 @@ CREATE TABLE actae.executions (
     claimed_at timestamp with time zone NOT NULL,
     heartbeat_at timestamp with time zone,
     finished_at timestamp with time zone,
-    retain_until timestamp with time zone
+    retain_until timestamp with time zone,
+    tenant oid NOT NULL,
+    written_by oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid
 );
 ALTER TABLE ONLY actae.executions ALTER COLUMN params SET COMPRESSION lz4;
 ALTER TABLE ONLY actae.executions ALTER COLUMN result SET COMPRESSION lz4;
@@ -604,7 +623,8 @@ CREATE TABLE actae.events (
     operation_id text,
     clock bigint NOT NULL,
     chain_sha256 text NOT NULL,
-    recorded_at timestamp with time zone NOT NULL
+    recorded_at timestamp with time zone NOT NULL,
+    written_by oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid
 );
 ALTER TABLE ONLY actae.events ALTER COLUMN payload SET COMPRESSION lz4;
 
@@ -816,11 +836,59 @@ CREATE FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) RETURNS
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _may_read(oid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._may_read(p_tenant oid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _may_read_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _no_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._no_channel(p_channel_id text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _no_execution(uuid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._no_execution(p_execution_id uuid) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _owned_run(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) RETURNS actae.runs
     LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _owns(oid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._owns(p_tenant oid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _owns_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._owns_channel(p_channel_id text) RETURNS boolean
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -940,6 +1008,16 @@ CREATE FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now time
 --
 
 CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) RETURNS actae.annotation_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: assign_tenant(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.assign_tenant(p_channel_id text, p_tenant text) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
@@ -1807,6 +1885,12 @@ CREATE INDEX channels_key_ttl_idx ON actae.channels USING btree (channel_id) WHE
 CREATE INDEX channels_parent_idx ON actae.channels USING btree (parent_channel_id) WHERE (parent_channel_id IS NOT NULL);
 
 --
+-- Name: channels_tenant_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_tenant_idx ON actae.channels USING btree (tenant, channel_id);
+
+--
 -- Name: execution_traces_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
 --
 
@@ -1874,6 +1958,18 @@ GRANT SELECT ON TABLE actae.channels TO actae_auditor;
 --
 
 REVOKE ALL ON FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _caller_tenant(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._caller_tenant() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _caller_tenants(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._caller_tenants() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -2078,6 +2174,18 @@ GRANT SELECT(finished_at) ON TABLE actae.executions TO actae_auditor;
 --
 
 GRANT SELECT(retain_until) ON TABLE actae.executions TO actae_auditor;
+
+--
+-- Name: COLUMN executions.tenant; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(tenant) ON TABLE actae.executions TO actae_auditor;
+
+--
+-- Name: COLUMN executions.written_by; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(written_by) ON TABLE actae.executions TO actae_auditor;
 
 --
 -- Name: FUNCTION _check_same_operation(p_row actae.executions, p_tool_name text, p_fields text[], p_fingerprint text); Type: ACL; Schema: actae; Owner: -
@@ -2410,10 +2518,46 @@ REVOKE ALL ON FUNCTION actae._limit(p_argument text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _may_read(p_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._may_read(p_tenant oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _may_read_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._may_read_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _no_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._no_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _no_execution(p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._no_execution(p_execution_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _owns(p_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._owns(p_tenant oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _owns_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._owns_channel(p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text); Type: ACL; Schema: actae; Owner: -
@@ -2505,6 +2649,13 @@ REVOKE ALL ON FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_n
 
 REVOKE ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) TO actae_agent;
+
+--
+-- Name: FUNCTION assign_tenant(p_channel_id text, p_tenant text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.assign_tenant(p_channel_id text, p_tenant text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.assign_tenant(p_channel_id text, p_tenant text) TO actae_operator;
 
 --
 -- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text); Type: ACL; Schema: actae; Owner: -
