@@ -41,7 +41,8 @@ class ThreadRun:
         self.context = contextvars.copy_context()
         _submit(self)
 
-    def _main(self) -> None:
+    def main(self) -> None:
+        """Run the tool (in a worker thread) and record its outcome."""
         outcome: Outcome
         try:
             value = self.fn(self.ctx)
@@ -80,7 +81,7 @@ def _submit(job: ThreadRun) -> None:
 def _serve(job: ThreadRun) -> None:
     global _idle
     while True:
-        job.context.run(job._main)  # noqa: SLF001 - this module's own class
+        job.context.run(job.main)
         del job  # do not keep the finished tool's context alive while idle
         with _idle_lock:
             if _idle >= MAX_IDLE:
