@@ -4,7 +4,9 @@ SyncActaeClient / ActaeClient, and run_tool against the same steps written by ha
 `tests/bench/.env/bin/python tests/bench/driver.py [--ops 400] [--rounds 7]` (own server,
 port 55438), or the `driver` group of run.py.
 
-One client (c = 1), one process: every contender runs `ops` operations per round on the
+The server runs with synchronous_commit off (the client's cost is the question; a WAL
+flush per commit swings 10x between rounds on a shared disk). One client (c = 1), one
+process: every contender runs `ops` operations per round on the
 same server, contenders interleaved round after round, each in its own channel; the table
 shows the median round's throughput (operations per wall-clock second) and the client CPU
 per operation (time.process_time: the driver's own work, the server's excluded).
@@ -203,7 +205,7 @@ def main() -> None:
     if ns.dsn:
         out = measure(ns.dsn, ns.ops, ns.rounds)
     else:
-        with Server(PORT) as server:
+        with Server(PORT, extra={"synchronous_commit": "off"}) as server:
             out = measure(server.dsn(), ns.ops, ns.rounds)
     print("\n".join(render(out)))
 

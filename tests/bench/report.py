@@ -440,7 +440,10 @@ def write(results: dict[str, Any], notes: str | None = None,
                   "outcome, id and token, 'whole row' reads the row the driver reads) and "
                   "through SyncActaeClient / ActaeClient (pool of one, typed models); run_tool "
                   "(the tool returns at once) against claim, the same call, complete by hand. "
-                  "Client CPU is `time.process_time()` per operation: the driver's own work.",
+                  "Client CPU is `time.process_time()` per operation: the driver's own work. "
+                  "This group's server runs with `synchronous_commit=off` (for every contender "
+                  "alike): a WAL flush per commit on this shared disk swings 10× between "
+                  "rounds and would hide the client's cost, which is what is measured here.",
                   "", *render(driver), ""]
     transitions = results.get("transitions")
     if transitions:

@@ -519,10 +519,13 @@ def bench_runs(plan: Plan) -> dict[str, Any]:
 
 
 def bench_driver(plan: Plan) -> dict[str, Any]:
-    """The driver against bare psycopg, c = 1, interleaved rounds (driver.py)."""
+    """The driver against bare psycopg, c = 1, interleaved rounds (driver.py). Commits are
+    not waited for (synchronous_commit off, for every contender alike): with a WAL flush per
+    commit this shared disk's fsync time swings 10x between rounds and hides the client's
+    cost, which is what this group measures."""
     import driver
 
-    with Server(driver.PORT) as server:
+    with Server(driver.PORT, extra={"synchronous_commit": "off"}) as server:
         return driver.measure(server.dsn(), plan.driver_ops, plan.driver_rounds, log)
 
 
