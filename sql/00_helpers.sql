@@ -400,3 +400,6 @@ immutable
 as $$
     select actae._check_range(p_value, p_argument, p_min, actae._limit(p_argument));
 $$;
+
+-- actae._uuid7() (time-ordered ids: the execution_id of every new execution) is created by
+-- migration 0015: the executions.execution_id column default depends on it.

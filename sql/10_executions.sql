@@ -156,7 +156,7 @@ begin
             status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
             created_at, claimed_at, tenant
         ) values (
-            p_channel_id, p_key_name, gen_random_uuid(), p_tool_name, p_params, v_fields,
+            p_channel_id, p_key_name, actae._uuid7(), p_tool_name, p_params, v_fields,
             v_fingerprint, 'claimed', gen_random_uuid(), 1, 1, v_lease_seconds,
             v_now + make_interval(secs => v_lease_seconds), v_now, v_now, v_channel.tenant
         )

@@ -218,13 +218,30 @@ declare
     v_op actae.operations;
     v_done actae.transition_result;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id');
-    perform actae._check_text(p_event_type, 'event_type');
-    perform actae._check_json(v_payload, 'payload');
-    perform actae._check_json(v_state, 'state');
-    perform actae._require(p_expected_version is null, 'expected_version');
-    perform actae._check_range(p_expected_version, 'expected_version', 0);
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
+    -- The argument checks run inline (as in claim_execution): the helpers run, in the same
+    -- order, only when a check fails (to raise the documented error), and _check_json only
+    -- for a JSON value big or compressed enough to need its size or depth looked at.
+    if (octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+        and octet_length(p_event_type) between 1 and actae._limit('event_type')
+        and p_expected_version between 0 and actae._limit('expected_version')
+        and coalesce(p_expected_cursor between 0 and actae._limit('expected_cursor'), true)
+    ) is not true then
+        perform actae._check_text(p_channel_id, 'channel_id');
+        perform actae._check_text(p_event_type, 'event_type');
+        perform actae._check_json(v_payload, 'payload');
+        perform actae._check_json(v_state, 'state');
+        perform actae._require(p_expected_version is null, 'expected_version');
+        perform actae._check_range(p_expected_version, 'expected_version', 0);
+        perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
+    end if;
+    if pg_column_size(v_payload) > 8 * actae._limit('json_depth')
+        or pg_column_compression(v_payload) is not null then
+        perform actae._check_json(v_payload, 'payload');
+    end if;
+    if pg_column_size(v_state) > 8 * actae._limit('json_depth')
+        or pg_column_compression(v_state) is not null then
+        perform actae._check_json(v_state, 'state');
+    end if;
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
         perform actae._check_text(p_operation_id, 'operation_id');
@@ -236,7 +253,10 @@ begin
                 ::actae.transition_result;
         end if;
     end if;
-    perform actae._check_expected(v_channel, p_expected_version, p_expected_cursor);
+    if p_expected_version <> v_channel.state_version
+        or p_expected_cursor <> v_channel.head_cursor then
+        perform actae._check_expected(v_channel, p_expected_version, p_expected_cursor);
+    end if;
     v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
         'transition_state', v_content, true, v_state);
     return row(v_done.cursor, v_done.version, 'transitioned', v_done.recorded_at)

@@ -1,10 +1,10 @@
 """Executes the local steps of actae.plans.tools: tools in asyncio tasks and worker threads.
 
 ``await arun(step, client)`` under ActaeClient, ``run(step, client)`` under SyncActaeClient.
-Sync tools run in a daemon worker thread under both clients (so the caller can stop waiting
-for one, and a stopped tool never holds up the interpreter's exit as an executor thread
-would); async tools run as asyncio tasks (under the sync client, in the worker thread's own
-event loop). Private: nothing here is part of Actae's API.
+Sync tools run in a daemon worker thread (reused across calls) under both clients (so the
+caller can stop waiting for one, and a stopped tool never holds up the interpreter's exit
+as an executor thread would); async tools run as asyncio tasks (under the sync client, in
+the worker thread's own event loop). Private: nothing here is part of Actae's API.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +30,7 @@ async def _await(awaitable: Any) -> Any:
 
 
 class ThreadRun:
-    """A tool running in a daemon worker thread."""
+    """A tool running in a daemon worker thread (a reused one when one is idle)."""
 
     def __init__(self, fn: Tool, ctx: ToolContext,
                  on_done: Callable[[Outcome], None] | None = None) -> None:
@@ -37,11 +38,11 @@ class ThreadRun:
         self.done = threading.Event()
         self.outcome: Outcome | None = None
         # The caller's context (e.g. its trace span) goes with the tool into the thread.
-        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._main,),
-                                       name="actae-tool", daemon=True)
-        self.thread.start()
+        self.context = contextvars.copy_context()
+        _submit(self)
 
-    def _main(self) -> None:
+    def main(self) -> None:
+        """Run the tool (in a worker thread) and record its outcome."""
         outcome: Outcome
         try:
             value = self.fn(self.ctx)
@@ -54,6 +55,39 @@ class ThreadRun:
         self.done.set()
         if self.on_done is not None:
             self.on_done(outcome)
+
+
+# Worker threads are reused: starting a thread per tool call cost more client CPU than the
+# two database calls around it. A tool that is stopped (abandoned) keeps its worker; a new
+# one starts whenever none is idle, and at most MAX_IDLE wait for work.
+MAX_IDLE = 8
+_jobs: queue.SimpleQueue[ThreadRun] = queue.SimpleQueue()
+_idle_lock = threading.Lock()
+_idle = 0
+
+
+def _submit(job: ThreadRun) -> None:
+    global _idle
+    with _idle_lock:
+        reuse = _idle > 0
+        if reuse:
+            _idle -= 1  # that worker is promised this job
+    if reuse:
+        _jobs.put(job)
+    else:
+        threading.Thread(target=_serve, args=(job,), name="actae-tool", daemon=True).start()
+
+
+def _serve(job: ThreadRun) -> None:
+    global _idle
+    while True:
+        job.context.run(job.main)
+        del job  # do not keep the finished tool's context alive while idle
+        with _idle_lock:
+            if _idle >= MAX_IDLE:
+                return
+            _idle += 1
+        job = _jobs.get()
 
 
 def _task_outcome(task: asyncio.Future[Any]) -> Outcome:

@@ -19,7 +19,6 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
-from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import _runtime, calls, observe, plans
@@ -105,6 +104,24 @@ def _pool_kwargs() -> dict[str, Any]:
     return {"autocommit": True}
 
 
+_NAMES: dict[tuple[str, int], tuple[str, ...]] = {}
+
+
+def _dict_rows(
+    sql: str, cur: psycopg.Cursor[Any] | psycopg.AsyncCursor[Any], rows: list[tuple[Any, ...]]
+) -> list[calls.Row]:
+    """Rows as dicts keyed by column name. A statement's column names are read once per
+    (statement, column count) and reused: the rows arrive as tuples (psycopg's C fast
+    path) instead of through a row factory that decodes every name on every call."""
+    if not rows or cur.pgresult is None:
+        return []
+    key = (sql, cur.pgresult.nfields)
+    names = _NAMES.get(key)
+    if names is None:
+        names = _NAMES[key] = tuple(c.name for c in cur.description or ())
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
 CONNECT_TIMEOUT = 5  # seconds for the first connection, unless the DSN sets connect_timeout
 
 
@@ -176,16 +193,24 @@ class ActaeClient:
         try:
             if call.conn is not None:
                 return await self._execute(call.conn, call)
-            async with self.pool.connection() as conn:
-                return await self._execute(conn, call)
+            # getconn/putconn rather than pool.connection(): an autocommit connection has no
+            # transaction to end, so the context manager's commit round is skipped.
+            conn = await self.pool.getconn()
+            try:
+                if conn.autocommit:
+                    return await self._execute(conn, call)
+                async with conn:  # a caller's pool of transactional connections
+                    return await self._execute(conn, call)
+            finally:
+                await self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             raise map_error(exc) from exc
 
     @staticmethod
     async def _execute(conn: psycopg.AsyncConnection[Any], call: calls.Call[T]) -> T:
-        async with conn.cursor(row_factory=dict_row, binary=call.binary) as cur:
+        async with conn.cursor(binary=call.binary) as cur:
             await cur.execute(call.sql, call.params)
-            return call.read(await cur.fetchall())
+            return call.read(_dict_rows(call.sql, cur, await cur.fetchall()))
 
     async def drive(self, plan: plans.Plan[T]) -> T:
         """Run a plan to completion; Emit steps are ignored."""
@@ -372,16 +397,22 @@ class SyncActaeClient:
         try:
             if call.conn is not None:
                 return self._execute(call.conn, call)
-            with self.pool.connection() as conn:
-                return self._execute(conn, call)
+            conn = self.pool.getconn()  # see ActaeClient._run
+            try:
+                if conn.autocommit:
+                    return self._execute(conn, call)
+                with conn:  # a caller's pool of transactional connections
+                    return self._execute(conn, call)
+            finally:
+                self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             raise map_error(exc) from exc
 
     @staticmethod
     def _execute(conn: psycopg.Connection[Any], call: calls.Call[T]) -> T:
-        with conn.cursor(row_factory=dict_row, binary=call.binary) as cur:
+        with conn.cursor(binary=call.binary) as cur:
             cur.execute(call.sql, call.params)
-            return call.read(cur.fetchall())
+            return call.read(_dict_rows(call.sql, cur, cur.fetchall()))
 
     def drive(self, plan: plans.Plan[T]) -> T:
         """Run a plan to completion; Emit steps are ignored."""

@@ -48,3 +48,12 @@ def run(
     ops = int(re.search(r"number of transactions actually processed: (\d+)",
                         done.stdout).group(1))  # type: ignore[union-attr]
     return Result(name, concurrency, ops, float(seconds), latencies)
+
+
+def transactions(server: Server, script: str, count: int, dbname: str = "actae") -> None:
+    """Exactly `count` runs of a script by one client (for per-transaction counters)."""
+    subprocess.run(
+        [str(PG_BIN / "pgbench"), "-n", "-M", "prepared", "-f", str(SCRIPTS / script),
+         "-c", "1", "-t", str(count), "-d", server.dsn(dbname)],
+        check=True, capture_output=True, text=True,
+    )

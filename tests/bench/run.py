@@ -10,9 +10,11 @@ numbers, and the report says which groups were measured when.
 
 Groups (each on its own throwaway server, ports 55445-55448):
   claim       claim+complete cycle and replay: pgbench limit, Actae, hand-written, DBOS
+  driver      SyncActaeClient / ActaeClient / run_tool vs bare psycopg (driver.py, port 55438)
   transitions state transitions: Actae vs LangGraph PostgresSaver, 1 KB and 64 KB states
   forks       fork time vs prefix length: Actae, DBOS fork_workflow, LangGraph fork
-  scale       claim latency with 0 / 1 M / 5 M executions; events listing at 100 000 events
+  scale       claim latency with 0 / 1 M / 5 M executions, WAL per step after a checkpoint
+              (time-ordered vs random execution ids); events listing at 100 000 events
   runs        runs/s of a 5-step agent: Actae's Worker vs Absurd, DBOS; claim_run latency
   langgraph   AsyncActaeSaver vs AsyncPostgresSaver (langgraph_saver.py, port 55449; writes
               docs/bench/langgraph_saver.md)
@@ -59,6 +61,8 @@ class Plan:
         self.scale_rows = (0, 20000) if quick else (0, 1000000, 5000000)
         self.list_events = 2000 if quick else 100000
         self.forks = 5 if quick else 40
+        self.wal_steps = 200 if quick else 1000
+        self.driver_ops, self.driver_rounds = (40, 3) if quick else (400, 7)
 
 
 def log(message: str) -> None:
@@ -408,8 +412,45 @@ from generate_series(%(lo)s::bigint, %(hi)s::bigint) as i;
 """
 
 
+# WAL per step right after a checkpoint, with the execution ids Actae makes (time-ordered,
+# actae._uuid7()) and, for comparison on the same server and table, with random ids: the
+# function is swapped for gen_random_uuid() for that measurement and restored after it.
+RANDOM_IDS = ("create or replace function actae._uuid7() returns uuid language sql volatile"
+              " as 'select pg_catalog.gen_random_uuid()'")
+WAL_MODES = ("time-ordered ids (actae._uuid7)", "random ids (gen_random_uuid)")
+
+
+def wal_per_step(server: Server, steps: int) -> dict[str, Any]:
+    """{mode: {bytes_per_step, fpi_per_step}}: CHECKPOINT, then `steps` claim+complete
+    cycles (one pgbench client, two commits each), WAL bytes from pg_current_wal_lsn and
+    full-page images from pg_stat_wal over the cycles."""
+    out: dict[str, Any] = {}
+    with psycopg.connect(server.dsn(), autocommit=True) as conn:
+        original = conn.execute(
+            "select pg_get_functiondef('actae._uuid7()'::regprocedure)").fetchone()
+        assert original is not None
+        for mode in WAL_MODES:
+            if mode.startswith("random"):
+                conn.execute(RANDOM_IDS)
+            try:
+                conn.execute("checkpoint")
+                before = conn.execute("select pg_current_wal_lsn(), wal_fpi from pg_stat_wal"
+                                      ).fetchone()
+                pgbench.transactions(server, "actae_claim_complete.sql", steps)
+                after = conn.execute(
+                    "select pg_wal_lsn_diff(pg_current_wal_lsn(), %s), wal_fpi - %s"
+                    " from pg_stat_wal", before).fetchone()
+                assert after is not None
+            finally:
+                conn.execute(original[0])
+            out[mode] = {"steps": steps, "bytes_per_step": round(float(after[0]) / steps),
+                         "fpi_per_step": round(float(after[1]) / steps, 3)}
+            log(f"  WAL per step, {mode}: {out[mode]}")
+    return out
+
+
 def bench_scale(plan: Plan) -> dict[str, Any]:
-    out: dict[str, Any] = {"claim": {}, "replay": {}, "list_events": {}}
+    out: dict[str, Any] = {"claim": {}, "replay": {}, "list_events": {}, "wal": {}}
     with Server(PORTS["scale"]) as server:
         conn = psycopg.connect(server.dsn(), autocommit=True)
         loaded = 0
@@ -425,6 +466,7 @@ def bench_scale(plan: Plan) -> dict[str, Any]:
                 server.checkpoint()
                 log(f"scale: {rows} executions loaded in {time.perf_counter() - t0:.1f}s")
                 loaded = rows
+            out["wal"][str(rows)] = wal_per_step(server, plan.wal_steps)
             for c in plan.concurrency:
                 result = pgbench.run(server, "claim+complete", "actae_claim_complete.sql", c,
                                      plan.warmup, plan.duration)
@@ -476,8 +518,19 @@ def bench_runs(plan: Plan) -> dict[str, Any]:
     return out
 
 
-GROUPS = {"claim": bench_claim, "transitions": bench_transitions, "forks": bench_forks,
-          "scale": bench_scale, "runs": bench_runs}
+def bench_driver(plan: Plan) -> dict[str, Any]:
+    """The driver against bare psycopg, c = 1, interleaved rounds (driver.py). Commits are
+    not waited for (synchronous_commit off, for every contender alike): with a WAL flush per
+    commit this shared disk's fsync time swings 10x between rounds and hides the client's
+    cost, which is what this group measures."""
+    import driver
+
+    with Server(driver.PORT, extra={"synchronous_commit": "off"}) as server:
+        return driver.measure(server.dsn(), plan.driver_ops, plan.driver_rounds, log)
+
+
+GROUPS = {"claim": bench_claim, "driver": bench_driver, "transitions": bench_transitions,
+          "forks": bench_forks, "scale": bench_scale, "runs": bench_runs}
 GROUPS["langgraph"] = lambda plan: langgraph_saver.run(plan.duration < 4.0)
 
 
