@@ -24,7 +24,14 @@
 --     raises AC403 when the claim would run it.
 --   * The lease is measured on the database clock (actae._now()); a null lease_seconds
 --     means the default, 60. Limits are actae._limit's.
--- Raises: AC400 bad argument, AC409 same key with a different fingerprint, tool_name or
+--   * Tenants (docs/tenants.md): a new channel belongs to the caller's tenant; a key of a
+--     channel of another tenant, or a new key in one, is AC404 exactly as for an unknown
+--     channel, and nothing is written. The replay of a completed key is one index probe of
+--     its row (which carries the tenant) and reads nothing else; the channel is read only
+--     for a new key (creation, fork inheritance and policy).
+--   * written_by records session_user (the login) on every claim that writes.
+-- Raises: AC400 bad argument (or a login in several tenants creating a channel), AC404
+-- another tenant's channel, AC409 same key with a different fingerprint, tool_name or
 -- dedup_fields, AC403 tool blocked by the fork policy.
 create or replace function actae.claim_execution(
     p_channel_id text,
@@ -76,20 +83,52 @@ begin
         v_fingerprint := actae._fingerprint(p_params, v_fields);
     end if;
 
-    -- The channel's purge guard, shared until commit: purge (which takes it exclusively)
-    -- skips a channel while a claim in it is uncommitted, and a claim waits for a purge of
-    -- its channel to commit (then starts the channel afresh). See actae.purge.
-    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
-    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
-    if not found then
-        insert into actae.channels (channel_id) values (p_channel_id)
-        on conflict (channel_id) do nothing;
-    elsif v_channel.parent_channel_id is not null then
-        -- A fork: the channel's own row wins; otherwise look for an inherited completion.
+    -- Replay first: a completed key is one index probe of its row, without a lock and
+    -- before anything else is read (a completed row never changes again). The row carries
+    -- its channel's tenant, so ownership is decided from it alone.
+    select e.* into v_row from actae.executions as e
+    where e.channel_id = p_channel_id and e.key_name = p_key_name;
+    if found then
+        if not actae._owns(v_row.tenant) then
+            perform actae._no_channel(p_channel_id);
+        end if;
+        if v_row.status = 'completed' then
+            perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
+            return actae._execution_row(v_row, 'replayed', false);
+        end if;
+        -- Any other status is decided under the row lock, behind the purge guard (below).
+        -- A fork's own row wins over what it inherits: the channel is not needed.
+        perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
         select e.* into v_row from actae.executions as e
         where e.channel_id = p_channel_id and e.key_name = p_key_name
         for update;
+        -- Not found: purged since the probe, the key is new again (v_row is all nulls).
+    end if;
+
+    if v_row.execution_id is null then
+        -- A new key: only now is the channel read (created, or checked for a fork).
+        -- The channel's purge guard, shared until commit: purge (which takes it
+        -- exclusively) skips a channel while a claim in it is uncommitted, and a claim waits
+        -- for a purge of its channel to commit (then starts the channel afresh).
+        -- See actae.purge.
+        perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+        select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
         if not found then
+            insert into actae.channels as c (channel_id, tenant)
+            values (p_channel_id, actae._caller_tenant())
+            on conflict (channel_id) do nothing
+            returning c.* into v_channel;
+            if not found then
+                select c.* into v_channel from actae.channels as c
+                where c.channel_id = p_channel_id;
+            end if;
+        end if;
+        if not actae._owns(v_channel.tenant) then
+            -- Another tenant's channel id: refused exactly as an unknown channel would be.
+            perform actae._no_channel(p_channel_id);
+        end if;
+        if v_channel.parent_channel_id is not null then
+            -- A fork without a row of its own for the key: look for an inherited completion.
             v_policy := coalesce(v_channel.tool_policies ->> p_tool_name, 'replay');
             if v_policy <> 'live' then
                 v_row := actae._inherited_execution(v_channel, p_key_name);
@@ -110,18 +149,16 @@ begin
                 end if;
             end if;
         end if;
-    end if;
 
-    if v_row.execution_id is null then
         v_now := actae._now();
         insert into actae.executions as e (
             channel_id, key_name, execution_id, tool_name, params, dedup_fields, fingerprint,
             status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
-            created_at, claimed_at
+            created_at, claimed_at, tenant
         ) values (
             p_channel_id, p_key_name, gen_random_uuid(), p_tool_name, p_params, v_fields,
             v_fingerprint, 'claimed', gen_random_uuid(), 1, 1, v_lease_seconds,
-            v_now + make_interval(secs => v_lease_seconds), v_now, v_now
+            v_now + make_interval(secs => v_lease_seconds), v_now, v_now, v_channel.tenant
         )
         on conflict (channel_id, key_name) do nothing
         returning e.* into v_row;
@@ -130,8 +167,8 @@ begin
         end if;
         -- Another caller created the row first; its insert has committed (ours waited).
         -- A completed row never changes again, so its replay needs no row lock: the claim
-        -- then writes nothing at all (no WAL flush at commit), which is most of a replay's
-        -- cost. Every other status is decided under the lock below.
+        -- then writes nothing at all (no WAL flush at commit). Every other status is
+        -- decided under the lock below.
         select e.* into v_row from actae.executions as e
         where e.channel_id = p_channel_id and e.key_name = p_key_name;
         if found and v_row.status = 'completed' then
@@ -163,7 +200,8 @@ begin
             status = 'cancelled',
             retryable = false,
             error = 'cancelled: ' || e.cancel_reason,
-            finished_at = v_now
+            finished_at = v_now,
+            written_by = default
         where e.channel_id = p_channel_id and e.key_name = p_key_name
         returning e.* into v_row;
         return actae._execution_row(v_row, 'failed', false);
@@ -184,7 +222,8 @@ begin
         retryable = null,
         claimed_at = v_now,
         heartbeat_at = null,
-        finished_at = null
+        finished_at = null,
+        written_by = default
     where e.channel_id = p_channel_id and e.key_name = p_key_name
     returning e.* into v_row;
     return actae._execution_row(v_row, 'reclaimed', true);
@@ -249,7 +288,8 @@ $$;
 -- Guarantees: only the current claim_token may extend; a lapsed but unreclaimed lease is
 -- extended again; the first heartbeat moves claimed to in_progress; the new expiry is
 -- now + lease_seconds (the claim's lease when null).
--- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
+-- Raises: AC400 bad argument, AC404 unknown execution (or another tenant's), AC423 token
+-- is not current,
 -- AC409 execution already finished (completed, failed or cancelled).
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
 -- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
@@ -288,7 +328,7 @@ begin
         heartbeat_at = v_now
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status)
+        and actae._in_flight(e.status) and actae._owns(e.tenant)
     returning e.* into v_row;
     if not found then
         perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat', v_channel_id);
@@ -303,7 +343,8 @@ $$;
 -- with the same token and a jsonb-equal result is a no-op success; the completion is
 -- ordered exactly against the channel's appends and forks (it reads the channel clock
 -- under FOR SHARE), which is what decides fork inheritance.
--- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
+-- Raises: AC400 bad argument, AC404 unknown execution (or another tenant's), AC423 token
+-- is not current,
 -- AC409 already failed, or already completed with a different result.
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
 -- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
@@ -344,17 +385,18 @@ begin
         status = 'completed',
         result = v_result,
         finished_at = v_now,
-        completed_clock = v_clock
+        completed_clock = v_clock,
+        written_by = default
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status)
+        and actae._in_flight(e.status) and actae._owns(e.tenant)
     returning e.* into v_row;
     if found then
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token;
+        and e.claim_token = p_claim_token and actae._owns(e.tenant);
     if found and v_row.status = 'completed' and v_row.result = v_result then
         return actae._execution_row(v_row, null, true);
     end if;
@@ -369,7 +411,8 @@ $$;
 -- makes every later claim return failed; on an execution whose cancellation was requested
 -- (actae.cancel_execution) the status is cancelled, not retryable, whatever retryable
 -- says; repeating the call with the same token, error and retryable is a no-op success.
--- Raises: AC400 bad argument, AC404 unknown execution, AC423 token is not current,
+-- Raises: AC400 bad argument, AC404 unknown execution (or another tenant's), AC423 token
+-- is not current,
 -- AC409 already completed, or already failed differently.
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
 -- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
@@ -400,17 +443,18 @@ begin
         status = case when e.cancel_requested_at is null then 'failed' else 'cancelled' end,
         error = p_error,
         retryable = p_retryable and e.cancel_requested_at is null,
-        finished_at = v_now
+        finished_at = v_now,
+        written_by = default
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status)
+        and actae._in_flight(e.status) and actae._owns(e.tenant)
     returning e.* into v_row;
     if found then
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token;
+        and e.claim_token = p_claim_token and actae._owns(e.tenant);
     if found and v_row.status in ('failed', 'cancelled') and v_row.error = p_error
         and v_row.retryable = (p_retryable and v_row.cancel_requested_at is null) then
         return actae._execution_row(v_row, null, true);

@@ -6,7 +6,7 @@
 -- Guarantees: ordered by key_name, keys after p_after_key_name only (null: from the first),
 -- at most p_max_rows rows (1..100000): page by passing the last key_name back; each row is
 -- what actae.get_execution(channel_id, key_name) returns (no claim token, outcome null); an
--- unknown channel has no rows.
+-- unknown channel, or one the caller may not read (actae._may_read), has no rows.
 -- Raises: AC400 bad argument.
 create or replace function actae.list_completed(
     p_channel_id text,
@@ -28,6 +28,9 @@ begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1);
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+    if found and not actae._may_read(v_channel.tenant) then
+        return;
+    end if;
     if v_channel.parent_channel_id is null then
         return query
         select r.*

@@ -32,7 +32,8 @@ $$;
 -- and no event is missed. Registrations only extend (several watchers may share a channel);
 -- renew before p_seconds run out (the driver's watch() does). Creates the channel when it
 -- does not exist yet, so a watcher can wait for a run that has not started.
--- Raises: AC400 bad channel_id or seconds not 1..86400.
+-- Owner-only: a channel of another tenant is AC404, as if it did not exist.
+-- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 another tenant's channel.
 create or replace function actae.watch_channel(
     p_channel_id text,
     p_seconds integer default 60
@@ -60,7 +61,9 @@ $$;
 -- actae._lock_channel — the channel row locked FOR NO KEY UPDATE, so appends and forks of
 -- one channel happen one at a time (gapless cursors, exact clock order).
 -- Guarantees: with p_create the channel is created on first use (version 0, state null,
--- head cursor 0). Raises: AC404 when it does not exist and p_create is false.
+-- head cursor 0), owned by the caller's tenant. Raises: AC404 when it does not exist and
+-- p_create is false, or it belongs to a tenant session_user is not a member of (the same
+-- error: no existence leak).
 create or replace function actae._lock_channel(
     p_channel_id text,
     p_create boolean
@@ -75,23 +78,22 @@ begin
     where c.channel_id = p_channel_id
     for no key update;
     if not found and p_create then
-        insert into actae.channels (channel_id) values (p_channel_id)
+        insert into actae.channels (channel_id, tenant)
+        values (p_channel_id, actae._caller_tenant())
         on conflict (channel_id) do nothing;
         select c.* into v_channel from actae.channels as c
         where c.channel_id = p_channel_id
         for no key update;
     end if;
-    if not found then
-        perform actae._raise(
-            'AC404', format('channel %s does not exist', p_channel_id),
-            jsonb_build_object('channel_id', p_channel_id)
-        );
+    if not found or not actae._owns(v_channel.tenant) then
+        perform actae._no_channel(p_channel_id);
     end if;
     return v_channel;
 end;
 $$;
 
--- actae._channel — the channel row without a lock. Raises: AC404 unknown channel.
+-- actae._channel — the channel row without a lock, for a caller who may read it
+-- (actae._may_read). Raises: AC404 unknown channel, or one the caller may not read.
 create or replace function actae._channel(
     p_channel_id text
 ) returns actae.channels
@@ -103,11 +105,8 @@ declare
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
-    if not found then
-        perform actae._raise(
-            'AC404', format('channel %s does not exist', p_channel_id),
-            jsonb_build_object('channel_id', p_channel_id)
-        );
+    if not found or not actae._may_read(v_channel.tenant) then
+        perform actae._no_channel(p_channel_id);
     end if;
     return v_channel;
 end;
@@ -199,8 +198,8 @@ begin
         );
     end if;
     perform actae._check_json(p_metadata, 'metadata');
-    insert into actae.channels (channel_id, metadata)
-    values (p_channel_id, coalesce(p_metadata, '{}'::jsonb))
+    insert into actae.channels (channel_id, metadata, tenant)
+    values (p_channel_id, coalesce(p_metadata, '{}'::jsonb), actae._caller_tenant())
     on conflict (channel_id) do nothing;
     v_channel := actae._lock_channel(p_channel_id, false);
     if p_metadata is not null and v_channel.metadata <> p_metadata then

@@ -145,8 +145,9 @@ $$;
 -- Guarantees: cursors are gapless under concurrent writers; reusing operation_id with the
 -- same event_type and payload replays the original (same cursor, outcome replayed), also
 -- for an operation inherited from a fork's prefix; guards are not content.
--- Raises: AC400 bad argument, AC409 operation_id reused with different content, AC412
--- expected_cursor is not the head.
+-- Tenants: a new channel is the caller's tenant's; another tenant's channel is AC404.
+-- Raises: AC400 bad argument, AC404 another tenant's channel, AC409 operation_id reused
+-- with different content, AC412 expected_cursor is not the head.
 create or replace function actae.record_event(
     p_channel_id text,
     p_event_type text,
@@ -194,6 +195,7 @@ $$;
 -- replays the original (same cursor and version, outcome replayed) whatever the guards say.
 -- Raises: AC400 bad argument, AC409 operation_id reused with different content, AC412 a
 -- stale guard (DETAIL has the current version and cursor); nothing is written on error.
+-- Tenants: as record_event (AC404 for another tenant's channel, actae._lock_channel).
 create or replace function actae.transition_state(
     p_channel_id text,
     p_event_type text,

@@ -15,11 +15,15 @@
 --   * Idempotent: operation_id (in the source's namespace) or an existing new_channel_id
 --     forked identically replays the receipt (outcome replayed).
 --   * The receipt's prefix_sha256 is the hash chain value at at_cursor ('' at cursor 0).
+--   * Tenants: the source must be a channel of the caller's tenant, the new channel belongs
+--     to the caller's tenant; a new_channel_id that another tenant's channel holds is
+--     AC404, as an unknown source is.
 --   * Depth: a fork's lineage holds at most _limit('fork_depth') (100) channels, so a chain
 --     of forks costs bounded bytes per row and bounded reads.
 -- Raises: AC400 bad argument, or a fork that would be more than _limit('fork_depth') deep
--- (naming source_channel_id), AC404 unknown source or at_cursor beyond its head, AC409
--- operation_id or new_channel_id reused for a different fork.
+-- (naming source_channel_id), AC404 unknown source (or another tenant's), at_cursor beyond
+-- its head, or new_channel_id held by another tenant, AC409 operation_id or new_channel_id
+-- reused for a different fork.
 create or replace function actae.fork_channel(
     p_source_channel_id text,
     p_at_cursor bigint,
@@ -100,6 +104,11 @@ begin
 
     v_new_id := coalesce(p_new_channel_id, 'fork-' || gen_random_uuid());
     select c.* into v_fork from actae.channels as c where c.channel_id = v_new_id for update;
+    if found and not actae._owns(v_fork.tenant) then
+        -- Another tenant's id: refused as an unknown channel is (no existence leak beyond
+        -- the refusal itself).
+        perform actae._no_channel(v_new_id);
+    end if;
     if found then
         if v_fork.parent_channel_id = p_source_channel_id and v_fork.fork_cursor = p_at_cursor
             and v_fork.tool_policies is not distinct from v_policies then
@@ -167,10 +176,11 @@ begin
 
     insert into actae.channels (
         channel_id, head_cursor, head_chain, state_version, parent_channel_id, fork_cursor,
-        fork_prefix_sha256, lineage_ids, lineage_cursors, lineage_clocks, tool_policies
+        fork_prefix_sha256, lineage_ids, lineage_cursors, lineage_clocks, tool_policies,
+        tenant
     ) values (
         v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
-        v_chain, v_ids, v_cursors, v_clocks, v_policies
+        v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._caller_tenant()
     )
     returning * into v_fork;
     -- Completions in the source from now on get a later clock than the fork inherits.

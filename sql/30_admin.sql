@@ -12,8 +12,10 @@
 --     effect happened, so its result is recorded.
 --   * failed retryably (nobody owns it): cancelled at once, error 'cancelled: <reason>'.
 --   * Repeating the call with the same reason is a no-op that returns the row.
--- Raises: AC400 bad argument (reason is 1..4096 bytes), AC404 unknown execution, AC409 the
--- execution already completed or failed for good, or was cancelled with another reason.
+-- A caller in a tenant (a per-tenant operator) cancels only its tenants' executions.
+-- Raises: AC400 bad argument (reason is 1..4096 bytes), AC404 unknown execution (or one the
+-- caller may not read), AC409 the execution already completed or failed for good, or was
+-- cancelled with another reason.
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
 -- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
 -- looked up by execution_id (on Citus, on every shard).
@@ -38,7 +40,7 @@ begin
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
     for update;
-    if not found then
+    if not found or not actae._may_read(v_row.tenant) then
         perform actae._raise(
             'AC404', format('execution %s does not exist', p_execution_id),
             jsonb_build_object('execution_id', p_execution_id)
@@ -85,7 +87,8 @@ $$;
 -- blocks nothing: a closed channel can still be read, written and forked, but purge deletes
 -- it once it has been closed and quiet (nothing recorded, claimed or finished) for purge's
 -- older_than, nothing in it is in flight, and no live fork inherits from it.
--- Raises: AC400 bad channel_id, AC404 unknown channel.
+-- Owner-only: another tenant's channel is AC404, as an unknown one (actae._lock_channel).
+-- Raises: AC400 bad channel_id, AC404 unknown channel (or another tenant's).
 create or replace function actae.close_channel(
     p_channel_id text
 ) returns actae.channel_row
@@ -116,7 +119,9 @@ $$;
 -- (shorter) key_ttl never makes an existing key purgeable sooner. The channel is created
 -- on first use. A fork has its own lifetime (not inherited); a key a live fork inherits is
 -- never purged.
--- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years.
+-- Owner-only: another tenant's channel is AC404, as an unknown one (actae._lock_channel).
+-- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years, AC404 another
+-- tenant's channel.
 create or replace function actae.set_key_ttl(
     p_channel_id text,
     p_key_ttl interval

@@ -57,7 +57,7 @@ end;
 $$;
 
 -- actae._run_fenced_error — explain why a fenced run write matched no row.
--- Guarantees: AC404 when the run does not exist; AC423 when p_claim_token is not the
+-- Guarantees: AC404 when the run does not exist (or its channel is another tenant's); AC423 when p_claim_token is not the
 -- current token (checked first: a parked or requeued run has none); AC409 when the run is
 -- already over. DETAIL is JSON.
 create or replace function actae._run_fenced_error(
@@ -72,7 +72,7 @@ declare
     v_row actae.runs;
 begin
     select r.* into v_row from actae.runs as r where r.channel_id = p_channel_id;
-    if not found then
+    if not found or not actae._owns_channel(p_channel_id) then
         perform actae._raise(
             'AC404', format('run %s does not exist', p_channel_id),
             jsonb_build_object('channel_id', p_channel_id)
@@ -131,8 +131,10 @@ $$;
 -- jsonb-equal input replays (outcome replayed, the stored row whatever its status now);
 -- a run due now is announced on its queue's topic (NOTIFY) when the transaction commits.
 -- A null input is stored as JSON null; a null queue means 'default', a null max_attempts 5.
--- Raises: AC400 bad argument, AC409 the channel already has a run with another agent or
--- input (DETAIL: stored and given agent, sha256 of stored and given input).
+-- The channel belongs to the caller's tenant; another tenant's channel id is AC404.
+-- Raises: AC400 bad argument, AC404 another tenant's channel, AC409 the channel already has
+-- a run with another agent or input (DETAIL: stored and given agent, sha256 of stored and
+-- given input).
 create or replace function actae.start_run(
     p_channel_id text,
     p_agent text,
@@ -160,8 +162,13 @@ begin
     perform actae._check_json(v_input, 'input', 1048576);
     perform actae._check_range(v_max_attempts, 'max_attempts', 1, 1000);
     v_due := greatest(coalesce(p_run_at, v_now), v_now);
-    insert into actae.channels (channel_id) values (p_channel_id)
+    insert into actae.channels (channel_id, tenant)
+    values (p_channel_id, actae._caller_tenant())
     on conflict (channel_id) do nothing;
+    if not actae._owns_channel(p_channel_id) then
+        -- Another tenant's channel id: refused as an unknown channel is, nothing written.
+        perform actae._no_channel(p_channel_id);
+    end if;
     insert into actae.runs as r (
         channel_id, agent, queue, input, status, due_at, wake_reason, max_attempts, created_at
     ) values (
@@ -208,7 +215,8 @@ $$;
 -- claim_token, every earlier token is dead (AC423). outcome is reclaimed when the previous
 -- owner's lease lapsed, else claimed; wake_reason says why the run is due (start, retry,
 -- timer, event, timeout, lease_expired). A lapsed run whose cancellation was requested is
--- ended as cancelled instead of being handed out.
+-- ended as cancelled instead of being handed out. Only runs of channels of the caller's
+-- tenant are candidates (another tenant's queue of the same name is invisible).
 -- Raises: AC400 bad argument (agents, when given, must be a non-empty list).
 create or replace function actae.claim_run(
     p_queue text,
@@ -258,6 +266,7 @@ begin
                 select r.channel_id, r.due_at from actae.runs as r
                 where r.queue = p_queue and r.due_at <= v_now
                     and (p_agents is null or r.agent = any(p_agents))
+                    and actae._owns_channel(r.channel_id)
                     and (v_after_due is null
                         or (r.due_at, r.channel_id) > (v_after_due, v_after_channel))
                 order by r.due_at, r.channel_id
@@ -749,7 +758,8 @@ $$;
 -- sleep or wait ends it at once, and if the owner is gone the next claim ends it instead
 -- of running it. A run that is already over is returned unchanged (outcome unchanged).
 -- The first reason given is kept.
--- Raises: AC400 bad argument, AC404 no run.
+-- A caller in a tenant (a per-tenant operator) cancels only its tenant's runs.
+-- Raises: AC400 bad argument, AC404 no run (or one the caller may not read).
 create or replace function actae.cancel_run(
     p_channel_id text,
     p_reason text
@@ -767,7 +777,7 @@ begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._check_text(p_reason, 'reason', 4096);
     select r.* into v_row from actae.runs as r where r.channel_id = p_channel_id for update;
-    if not found then
+    if not found or not actae._may_read_channel(p_channel_id) then
         perform actae._raise(
             'AC404', format('run %s does not exist', p_channel_id),
             jsonb_build_object('channel_id', p_channel_id)
@@ -792,8 +802,8 @@ begin
 end;
 $$;
 
--- actae.get_run — one run (never its claim token).
--- Raises: AC400 bad channel_id, AC404 no run.
+-- actae.get_run — one run (never its claim token), for a caller who may read its channel.
+-- Raises: AC400 bad channel_id, AC404 no run (or one the caller may not read).
 create or replace function actae.get_run(
     p_channel_id text
 ) returns actae.run_row
@@ -807,7 +817,7 @@ declare
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     select r.* into v_row from actae.runs as r where r.channel_id = p_channel_id;
-    if not found then
+    if not found or not actae._may_read_channel(p_channel_id) then
         perform actae._raise(
             'AC404', format('run %s does not exist', p_channel_id),
             jsonb_build_object('channel_id', p_channel_id)
@@ -819,6 +829,7 @@ $$;
 
 -- actae.list_runs — runs filtered by queue, status and agent (each optional), oldest
 -- first (created_at, then channel_id), at most max_rows (1..100000); no claim tokens.
+-- A caller in a tenant sees its tenants' runs only; a caller in none (global auditor) all.
 -- Raises: AC400 bad argument (an unknown status is named).
 create or replace function actae.list_runs(
     p_queue text default null,
@@ -833,6 +844,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.runs;
+    v_global boolean := cardinality(actae._caller_tenants()) = 0;
 begin
     if p_queue is not null then
         perform actae._check_text(p_queue, 'queue', 256);
@@ -859,6 +871,7 @@ begin
         where (p_queue is null or r.queue = p_queue)
             and (p_status is null or r.status = p_status)
             and (p_agent is null or r.agent = p_agent)
+            and (v_global or actae._owns_channel(r.channel_id))
         order by r.created_at, r.channel_id
         limit p_max_rows
     loop

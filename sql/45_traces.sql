@@ -7,8 +7,8 @@
 -- (the row is read FOR SHARE, so a concurrent reclaim waits and the trace is filed under the
 -- fence that was current); recording again for the same attempt replaces the traceparent.
 -- Raises: AC400 missing argument or a traceparent that is not "00-<32 hex>-<16 hex>-<2 hex>"
--- with non-zero ids, AC404 unknown execution, AC423 token is not current, AC409 execution
--- already completed or failed.
+-- with non-zero ids, AC404 unknown execution (or another tenant's), AC423 token is not
+-- current, AC409 execution already completed or failed.
 create or replace function actae.set_execution_trace(
     p_execution_id uuid,
     p_claim_token uuid,
@@ -44,7 +44,7 @@ begin
     where e.channel_id = v_channel_id
         and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status)
+        and actae._in_flight(e.status) and actae._owns(e.tenant)
     for share;
     if not found then
         perform actae._fenced_error(p_execution_id, p_claim_token, 'trace', v_channel_id);
@@ -65,7 +65,8 @@ $$;
 -- attempt that finished it, when it recorded one); by execution_id, so a fork replaying an
 -- inherited result reads the traces of the run that did the work; no claim token is needed
 -- or returned.
--- Raises: AC400 missing execution_id, AC404 unknown execution.
+-- Raises: AC400 missing execution_id, AC404 unknown execution (or one the caller may not
+-- read, actae._may_read).
 create or replace function actae.get_execution_trace(
     p_execution_id uuid
 ) returns setof actae.execution_traces
@@ -77,7 +78,8 @@ as $$
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
     if not exists (
-        select from actae.executions as e where e.execution_id = p_execution_id
+        select from actae.executions as e
+        where e.execution_id = p_execution_id and actae._may_read(e.tenant)
     ) then
         perform actae._raise(
             'AC404',

@@ -535,7 +535,7 @@ $$;
 -- actae.langgraph_get_tuple — one checkpoint of a thread namespace: p_checkpoint_id, or
 -- the latest (greatest checkpoint id) when it is null; with its pending writes, and its
 -- serialized channel values as bytes (see actae.langgraph_checkpoint_row). No row when
--- there is no such checkpoint (or thread).
+-- there is no such checkpoint (or thread, or the caller may not read its channel).
 -- Raises: AC400 bad argument.
 create or replace function actae.langgraph_get_tuple(
     p_thread_id text,
@@ -554,7 +554,7 @@ begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     select t.channel_id into v_channel_id from actae.langgraph_threads as t
     where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
-    if not found then
+    if not found or not actae._may_read_channel(v_channel_id) then
         return;
     end if;
     if p_checkpoint_id is null then
@@ -583,7 +583,8 @@ $$;
 -- actae.langgraph_list — checkpoints newest first (checkpoint id descending), each with its
 -- pending writes: of one thread (all threads when p_thread_id is null), one namespace (all
 -- when p_checkpoint_ns is null), whose metadata contains p_filter (jsonb @>), with a
--- checkpoint id below p_before, at most p_limit of them (all when null).
+-- checkpoint id below p_before, at most p_limit of them (all when null). Only threads of
+-- the caller's tenants (every thread for a caller in no tenant, a global auditor).
 -- Raises: AC400 bad argument (p_filter not an object, p_limit not 1..1000000000).
 create or replace function actae.langgraph_list(
     p_thread_id text default null,
@@ -598,6 +599,8 @@ security definer
 set search_path = pg_catalog, pg_temp
 set plan_cache_mode = force_custom_plan
 as $$
+declare
+    v_global boolean := cardinality(actae._caller_tenants()) = 0;
 begin
     if p_thread_id is not null then
         perform actae._check_text(p_thread_id, 'thread_id', 1024);
@@ -622,6 +625,7 @@ begin
             and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
             and (p_filter is null or k.metadata @> p_filter)
             and (p_before is null or k.checkpoint_id < p_before)
+            and (v_global or actae._owns_channel(t.channel_id))
         order by k.checkpoint_id desc
         limit p_limit
     ) as l
@@ -635,7 +639,8 @@ $$;
 -- pending writes are no longer visible, and a later put starts the thread afresh (in a new
 -- channel). Each namespace's channel is deleted with its events, snapshots and executions,
 -- or, when a copied or forked thread inherits from it, closed and left to purge.
--- Returns the number of namespaces forgotten (0 for an unknown thread: not an error).
+-- Returns the number of namespaces forgotten (0 for an unknown thread, or another tenant's:
+-- not an error).
 -- Raises: AC400 bad thread_id.
 create or replace function actae.langgraph_delete_thread(
     p_thread_id text
@@ -651,7 +656,8 @@ declare
 begin
     perform actae._check_text(p_thread_id, 'thread_id', 1024);
     for v_map in
-        delete from actae.langgraph_threads as t where t.thread_id = p_thread_id
+        delete from actae.langgraph_threads as t
+        where t.thread_id = p_thread_id and actae._owns_channel(t.channel_id)
         returning t.*
     loop
         perform actae._langgraph_drop_channel(v_map.channel_id);
@@ -813,7 +819,7 @@ begin
     end if;
     for v_map in
         select t.* from actae.langgraph_threads as t
-        where t.thread_id = any(p_thread_ids)
+        where t.thread_id = any(p_thread_ids) and actae._owns_channel(t.channel_id)
         order by t.thread_id, t.checkpoint_ns
     loop
         select k.* into v_keep from actae.langgraph_checkpoints as k
@@ -858,6 +864,7 @@ begin
     with doomed as (
         delete from actae.langgraph_checkpoints as k
         where k.metadata ? 'run_id' and (k.metadata ->> 'run_id') = any(p_run_ids)
+            and actae._owns_channel(k.channel_id)
         returning k.channel_id, k.checkpoint_id
     ),
 
@@ -891,8 +898,12 @@ declare
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     v_channel_id := actae._langgraph_channel(p_thread_id, p_checkpoint_ns, true);
-    insert into actae.channels (channel_id) values (v_channel_id)
+    insert into actae.channels (channel_id, tenant)
+    values (v_channel_id, actae._caller_tenant())
     on conflict (channel_id) do nothing;
+    if not actae._owns_channel(v_channel_id) then
+        perform actae._no_channel(v_channel_id);
+    end if;
     return v_channel_id;
 end;
 $$;

@@ -124,7 +124,8 @@ $$;
 -- status p_status / agent p_agent (channels without a run never match these two); tagged
 -- p_tag. Keyset pagination: pass the created_at and channel_id of the last row of a page as
 -- before_created_at / before_channel_id (both or neither) to get the next page; rows added
--- meanwhile never shift a page.
+-- meanwhile never shift a page. A caller in a tenant lists its tenants' channels only; a
+-- caller in none (a global auditor or operator) every channel.
 -- Raises: AC400 bad argument (the message names it).
 create or replace function actae.list_channels(
     p_metadata jsonb default null,
@@ -143,6 +144,8 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_global boolean := cardinality(actae._caller_tenants()) = 0;
 begin
     if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
         perform actae._raise(
@@ -198,6 +201,7 @@ begin
         and (p_status is null or r.status = p_status)
         and (p_agent is null or r.agent = p_agent)
         and (p_tag is null or p_tag = any(a.tags))
+        and (v_global or actae._owns(c.tenant))
         and (
             p_before_created_at is null
             or (c.created_at, c.channel_id) < (p_before_created_at, p_before_channel_id)
@@ -384,7 +388,8 @@ $$;
 -- every descendant fork, depth first (siblings by fork cursor, then id), at most max_rows
 -- (1..10000), each with its fork cursor, tool policies, metadata, run status, ledger health
 -- and annotations.
--- Raises: AC400 bad argument, AC404 unknown channel.
+-- Nodes of other tenants' channels are left out (a caller in no tenant sees them all).
+-- Raises: AC400 bad argument, AC404 unknown channel (or one the caller may not read).
 create or replace function actae.fork_tree(
     p_channel_id text,
     p_max_rows integer default 1000
@@ -397,6 +402,7 @@ as $$
 declare
     v_channel actae.channels := actae._channel(p_channel_id);
     v_root text;
+    v_global boolean := cardinality(actae._caller_tenants()) = 0;
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 10000);
@@ -430,6 +436,7 @@ begin
     left join actae.runs as r on r.channel_id = c.channel_id
     left join actae.annotations as a on a.channel_id = c.channel_id
     cross join lateral actae._channel_health(c.channel_id) as h
+    where v_global or actae._owns(c.tenant)
     order by d.sort_key
     limit p_max_rows;
 end;
@@ -646,6 +653,7 @@ $$;
 -- behind) returns the stored row (outcome replayed) and writes nothing, so a retry after a
 -- dropped connection is safe. Concurrent writers with the same expected_revision: one wins,
 -- the others get AC412.
+-- Owner-only: another tenant's channel is AC404, as an unknown one.
 -- Raises: AC400 bad argument, AC404 unknown channel, AC412 expected_revision is stale
 -- (DETAIL has the current revision and annotations).
 create or replace function actae.annotate_channel(
@@ -665,6 +673,10 @@ declare
     v_row actae.annotations;
 begin
     perform actae._channel(p_channel_id);
+    if not actae._owns_channel(p_channel_id) then
+        -- Readable (a global operator) but not its own: annotations are the owner's.
+        perform actae._no_channel(p_channel_id);
+    end if;
     if p_display_name is not null then
         perform actae._check_text(p_display_name, 'display_name', 256);
     end if;
@@ -744,7 +756,10 @@ $$;
 -- Guarantees: as watch_channel (LISTEN, call this, then read after your last cursor, and no
 -- append is missed), but it never creates a channel: the only thing it writes is the
 -- notification registration (channels.watched_until), never the ledger.
--- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 unknown channel.
+-- A caller in a tenant follows only its tenant's channels; a caller in none (a global
+-- auditor) any channel (actae._may_read).
+-- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 unknown channel (or one the
+-- caller may not read).
 create or replace function actae.follow_channel(
     p_channel_id text,
     p_seconds integer default 60
@@ -756,7 +771,15 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
-    perform actae._lock_channel(p_channel_id, false);
-    return actae.watch_channel(p_channel_id, p_seconds);
+    perform actae._require(p_seconds is null, 'seconds');
+    perform actae._check_range(p_seconds, 'seconds', 1);
+    perform actae._channel(p_channel_id);
+    -- The registration as watch_channel writes it (the UPDATE takes the channel row lock
+    -- every append holds), without watch_channel's owner-only check.
+    update actae.channels as c set
+        watched_until = greatest(c.watched_until,
+            actae._now() + make_interval(secs => p_seconds))
+    where c.channel_id = p_channel_id;
+    return actae._topic(p_channel_id);
 end;
 $$;

@@ -16,13 +16,14 @@ from importlib import metadata
 
 import psycopg
 
-from actae.cli import admin, channels, console, demo, migrate, runs
+from actae.cli import admin, channels, console, demo, migrate, runs, tenants
 from actae.cli.base import Command, CommandError
 from actae.errors import ActaeError
 from actae.migrate import MigrationError
 
 COMMANDS: list[Command] = [*migrate.COMMANDS, *admin.COMMANDS, *channels.COMMANDS,
-                           *demo.COMMANDS, *runs.COMMANDS, *console.COMMANDS]
+                           *demo.COMMANDS, *runs.COMMANDS, *console.COMMANDS,
+                           *tenants.COMMANDS]
 BROKEN_PIPE_STATUS = 141
 
 

@@ -264,10 +264,12 @@ def test_planted_functions_and_operators_change_nothing(dsn: str, logins: Logins
 
 
 def test_no_one_completes_another_workers_execution_without_its_token(
-    dsn: str, logins: Logins
+    dsn: str, tenants: Tenants
 ) -> None:
+    # Two workers of one tenant (another tenant's login gets AC404 for everything here:
+    # see the tenant tests below).
     channel = f"theft-{uuid.uuid4().hex[:8]}"
-    with connect(dsn, logins.agent) as owner, connect(dsn, logins.other_agent) as thief:
+    with connect(dsn, tenants.agent1) as owner, connect(dsn, tenants.agent1b) as thief:
         mine = owner.execute(
             "select execution_id, claim_token from actae.claim_execution(%s, 'k', 't', '{}')",
             (channel,)).fetchone()
@@ -305,3 +307,240 @@ def test_no_one_completes_another_workers_execution_without_its_token(
                              " '{\"mine\": true}')", (execution_id, token)).fetchone()
         assert done == ("completed", {"mine": True})
         thief.execute("select * from actae.complete_execution(%s, %s, '{}')", theirs)
+
+
+
+# --- Tenants (issue 14 F1/F3): agent1 and agent1b log in to tenant t1, agent2 to tenant t2.
+
+NOT_FOUND = "AC404"
+
+
+@dataclass(frozen=True)
+class Tenants:
+    t1: str
+    t2: str
+    agent1: str
+    agent1b: str
+    agent2: str
+    auditor: str
+
+
+@pytest.fixture(scope="module")
+def tenants(dsn: str) -> Iterator[Tenants]:
+    tag = uuid.uuid4().hex[:8]
+    names = Tenants(f"rel_t1_{tag}", f"rel_t2_{tag}", f"rel_a1_{tag}", f"rel_a1b_{tag}",
+                    f"rel_a2_{tag}", f"rel_aud_{tag}")
+    made: list[str] = []
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        def run(statement: str, *names_: str) -> None:
+            admin.execute(sql.SQL(statement).format(*map(sql.Identifier, names_)))
+        try:
+            for tenant in (names.t1, names.t2):
+                run("create role {} nologin", tenant)
+                made.append(tenant)
+                run("grant actae_agent to {}", tenant)
+            for login, group in ((names.agent1, names.t1), (names.agent1b, names.t1),
+                                 (names.agent2, names.t2), (names.auditor, "actae_auditor")):
+                run("create role {} login", login)
+                made.append(login)
+                run("grant {} to {}", group, login)
+            yield names
+        finally:
+            for role in reversed(made):
+                run("drop owned by {}", role)
+                run("drop role {}", role)
+
+
+def refused(conn: psycopg.Connection[Any], statement: str, *args: Any) -> psycopg.Error:
+    """The call raises AC404 (and, autocommit, writes nothing)."""
+    with pytest.raises(psycopg.Error) as raised:
+        conn.execute(statement, args or None)
+    assert raised.value.sqlstate == NOT_FOUND, f"{statement}: {raised.value}"
+    return raised.value
+
+
+def same_as_unknown(conn: psycopg.Connection[Any], statement: str, channel: str) -> None:
+    """Another tenant's channel answers exactly as a channel that does not exist."""
+    unknown = f"none-{uuid.uuid4().hex}"
+    theirs = refused(conn, statement, channel)
+    absent = refused(conn, statement, unknown)
+    assert theirs.diag.message_primary == (absent.diag.message_primary or "").replace(
+        unknown, channel)
+    assert theirs.diag.message_detail == (absent.diag.message_detail or "").replace(
+        unknown, channel)
+
+
+def owned_run(conn: psycopg.Connection[Any], prefix: str) -> tuple[str, Any, Any]:
+    """A channel of conn's tenant with a completed key 'k' (result {"mine": true}) and one
+    event; returns (channel, execution_id, claim_token)."""
+    channel = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    row = conn.execute("select execution_id, claim_token from actae.claim_execution("
+                       "%s, 'k', 'charge', '{\"amount_cents\": 1000}')", (channel,)).fetchone()
+    assert row is not None
+    conn.execute("select actae.complete_execution(%s, %s, '{\"mine\": true}')", row)
+    conn.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+    return channel, row[0], row[1]
+
+
+def channel_row(dsn: str, channel: str) -> tuple[Any, ...]:
+    with psycopg.connect(dsn) as admin:
+        row = admin.execute(
+            "select head_cursor, state_version, key_ttl, closed_at, watched_until,"
+            " tenant::regrole::text from actae.channels where channel_id = %s",
+            (channel,)).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def test_tenant_cannot_preclaim_forge_or_replay_another_tenants_keys(
+    dsn: str, tenants: Tenants
+) -> None:
+    with connect(dsn, tenants.agent1) as agent1, connect(dsn, tenants.agent2) as agent2:
+        channel, execution_id, _ = owned_run(agent1, "f1")
+        before = channel_row(dsn, channel)
+        claim = "select * from actae.claim_execution(%s, {}, 'charge', '{{\"amount_cents\": 1}}')"
+        # A new key, the completed key (replay) and a key claimed then lapsed (reclaim).
+        same_as_unknown(agent2, "select * from actae.get_channel(%s)", channel)
+        for key in ("'charge:order-4471'", "'k'"):
+            refused(agent2, claim.format(key), channel)
+        lapsed = agent1.execute("select execution_id from actae.claim_execution(%s, 'lapsed',"
+                                " 't', '{}')", (channel,)).fetchone()
+        assert lapsed is not None
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute("update actae.executions set lease_expires_at = now() - interval"
+                          " '1 hour' where execution_id = %s", lapsed)
+        assert agent2.execute("select count(*) from actae.list_expired_leases(1000)"
+                              " where channel_id = %s", (channel,)).fetchone() == (0,)
+        refused(agent2, "select * from actae.claim_execution(%s, 'lapsed', 't', '{}')", channel)
+        refused(agent2, "select * from actae.claim_executions(%s, array['k9'], array['t'],"
+                        " array['{}'::jsonb])", channel)
+        assert channel_row(dsn, channel) == before
+        with psycopg.connect(dsn) as admin:
+            keys = admin.execute("select key_name, result from actae.executions"
+                                 " where channel_id = %s order by 1", (channel,)).fetchall()
+        assert keys == [("k", {"mine": True}), ("lapsed", None)]
+        # The owner's replay is its own result, never a forged one.
+        mine = agent1.execute("select outcome, result from actae.claim_execution(%s, 'k',"
+                              " 'charge', '{\"amount_cents\": 1000}')", (channel,)).fetchone()
+        assert mine == ("replayed", {"mine": True})
+        # By execution id: unknown, exactly as a random id.
+        for statement in ("select * from actae.get_execution(%s)",
+                          "select * from actae.get_execution_trace(%s)"):
+            theirs = refused(agent2, statement, execution_id)
+            absent = refused(agent2, statement, uuid.uuid4())
+            assert theirs.diag.message_primary is not None
+            assert absent.diag.message_primary is not None
+
+
+def test_a_channel_first_written_by_an_intruder_is_never_replayed_to_its_victim(
+    dsn: str, tenants: Tenants
+) -> None:
+    """F1 on a predictable id: agent2 pre-claims and completes a key in a channel agent1 will
+    use; the channel is agent2's, so agent1's claim is refused, never a forged replay."""
+    channel = f"a1-future-{uuid.uuid4().hex[:8]}"
+    with connect(dsn, tenants.agent1) as agent1, connect(dsn, tenants.agent2) as agent2:
+        row = agent2.execute("select execution_id, claim_token from actae.claim_execution("
+                             "%s, 'charge:order-4471', 'charge', '{}')", (channel,)).fetchone()
+        assert row is not None
+        agent2.execute("select actae.complete_execution(%s, %s, '{\"charge_id\": \"ch_FORGED\"}')",
+                       row)
+        refused(agent1, "select * from actae.claim_execution(%s, 'charge:order-4471', 'charge',"
+                        " '{}')", channel)
+        # A fork seeded into agent1's future id: the fork is agent2's, agent1 cannot use it.
+        source, _, _ = owned_run(agent2, "seed")
+        future = f"a1-next-{uuid.uuid4().hex[:8]}"
+        agent2.execute("select actae.fork_channel(%s, 1, %s)", (source, future))
+        refused(agent1, "select * from actae.claim_execution(%s, 'k', 'charge',"
+                        " '{\"amount_cents\": 1000}')", future)
+        refused(agent1, "select * from actae.get_state(%s)", future)
+
+
+def test_tenant_cannot_read_write_fork_close_ttl_or_watch_another_tenants_channel(
+    dsn: str, tenants: Tenants
+) -> None:
+    with connect(dsn, tenants.agent1) as agent1, connect(dsn, tenants.agent2) as agent2:
+        channel, _, _ = owned_run(agent1, "f3")
+        agent1.execute("select actae.start_run(%s, 'agent', '{}', %s)", (channel, channel))
+        before = channel_row(dsn, channel)
+        own, _, _ = owned_run(agent2, "own")
+        for statement in (
+            "select * from actae.get_channel(%s)",
+            "select * from actae.list_events(%s)",
+            "select * from actae.get_state(%s)",
+            "select * from actae.timeline(%s)",
+            "select * from actae.fork_tree(%s)",
+            "select * from actae.fork_channel(%s, 1)",
+            "select * from actae.close_channel(%s)",
+            "select * from actae.follow_channel(%s, 60)",
+            "select * from actae.annotate_channel(%s, 'x', null, null, 0)",
+        ):
+            same_as_unknown(agent2, statement, channel)
+        # Writes that create an unknown channel refuse another tenant's with its AC404.
+        for statement in (
+            "select * from actae.record_event(%s, 'evil', '{}')",
+            "select * from actae.transition_state(%s, 'evil', '{}', '{\"approved\": true}', 0)",
+            "select * from actae.set_key_ttl(%s, '1 second')",
+            "select * from actae.watch_channel(%s, 60)",
+            "select * from actae.create_channel(%s)",
+        ):
+            error = refused(agent2, statement, channel)
+            assert error.diag.message_primary == f"channel {channel} does not exist"
+        refused(agent2, "select * from actae.get_run(%s)", channel)
+        refused(agent2, "select * from actae.start_run(%s, 'agent', '{}')", channel)
+        refused(agent2, "select * from actae.get_execution(%s, 'k')", channel)
+        refused(agent2, "select * from actae.diff_states(%s, %s)", own, channel)
+        # A fork into agent1's (existing) id is refused as well.
+        refused(agent2, "select * from actae.fork_channel(%s, 1, %s)", own, channel)
+        for statement in (
+            "select count(*) from actae.list_executions(%s)",
+            "select count(*) from actae.list_completed(%s)",
+        ):
+            assert agent2.execute(statement, (channel,)).fetchone() == (0,), statement
+        listings = (
+            ("select count(*) from actae.list_executions(null, null, false, 100000)"
+             " where channel_id = %s"),
+            "select count(*) from actae.list_channels(p_max_rows => 1000) where channel_id = %s",
+            "select count(*) from actae.list_runs(p_max_rows => 100000) where channel_id = %s",
+        )
+        for statement in listings:
+            assert agent2.execute(statement, (channel,)).fetchone() == (0,), statement
+        assert channel_row(dsn, channel) == before
+        assert before[2:5] == (None, None, None)
+        # agent2's own channel still works for it, and the global auditor sees both.
+        assert agent2.execute("select head_cursor from actae.get_channel(%s)",
+                              (own,)).fetchone() == (1,)
+    with connect(dsn, tenants.auditor) as auditor:
+        for statement in listings[:2]:
+            for name in (channel, own):
+                assert auditor.execute(statement, (name,)).fetchone() == (1,), statement
+        assert auditor.execute("select head_cursor from actae.get_channel(%s)",
+                               (channel,)).fetchone() == (1,)
+
+
+def test_logins_of_one_tenant_share_runs_and_the_writer_is_recorded(
+    dsn: str, tenants: Tenants
+) -> None:
+    queue = f"q-{uuid.uuid4().hex[:8]}"
+    with connect(dsn, tenants.agent1) as agent1, connect(dsn, tenants.agent1b) as agent1b, \
+            connect(dsn, tenants.agent2) as agent2:
+        channel, _, _ = owned_run(agent1, "shared")
+        agent1.execute("select actae.start_run(%s, 'agent', '{}', %s)", (channel, queue))
+        # agent2's worker on a queue of the same name never sees t1's run.
+        assert agent2.execute("select * from actae.claim_run(%s, 'w2')", (queue,)).fetchall() == []
+        got = agent1b.execute("select channel_id from actae.claim_run(%s, 'w1b')",
+                              (queue,)).fetchall()
+        assert got == [(channel,)]
+        replay = agent1b.execute("select outcome, result from actae.claim_execution(%s, 'k',"
+                                 " 'charge', '{\"amount_cents\": 1000}')", (channel,)).fetchone()
+        assert replay == ("replayed", {"mine": True})
+        agent1b.execute("select actae.record_event(%s, 'by-b', '{}')", (channel,))
+    with psycopg.connect(dsn) as admin:
+        writers = admin.execute(
+            "select event_type, written_by::regrole::text from actae.events"
+            " where channel_id = %s order by cursor", (channel,)).fetchall()
+        assert writers == [("step", tenants.agent1), ("by-b", tenants.agent1b)]
+        owner = admin.execute(
+            "select c.tenant::regrole::text, e.tenant::regrole::text, e.written_by::regrole::text"
+            " from actae.channels as c join actae.executions as e using (channel_id)"
+            " where c.channel_id = %s and e.key_name = 'k'", (channel,)).fetchone()
+        assert owner == (tenants.t1, tenants.t1, tenants.agent1)

@@ -1,0 +1,85 @@
+"""Tenant commands: ``tenant create|add-login|list|assign`` (docs/tenants.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+import psycopg
+
+from actae import tenants
+from actae.cli.base import (
+    CONNECT_SECONDS,
+    Command,
+    Subparsers,
+    common_options,
+    dsn_from,
+    table,
+    to_json,
+)
+
+
+def _connect(args: argparse.Namespace) -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(dsn_from(args), autocommit=True, connect_timeout=CONNECT_SECONDS)
+
+
+def _print(args: argparse.Namespace, tenant: tenants.Tenant) -> int:
+    if args.json:
+        print(to_json({"tenant": tenant.name, "logins": list(tenant.logins)}))
+    else:
+        print(f"tenant {tenant.name}: {', '.join(tenant.logins) or '(no logins)'}")
+    return 0
+
+
+def _create(args: argparse.Namespace) -> int:
+    with _connect(args) as conn:
+        return _print(args, tenants.create_tenant(conn, args.name))
+
+
+def _add_login(args: argparse.Namespace) -> int:
+    with _connect(args) as conn:
+        return _print(args, tenants.add_tenant_login(conn, args.tenant, args.login,
+                                                     create=args.create))
+
+
+def _list(args: argparse.Namespace) -> int:
+    with _connect(args) as conn:
+        found = tenants.list_tenants(conn)
+    if args.json:
+        print(to_json([{"tenant": t.name, "logins": list(t.logins)} for t in found]))
+    else:
+        print(table([(t.name, ", ".join(t.logins)) for t in found], ("tenant", "logins")))
+    return 0
+
+
+def _assign(args: argparse.Namespace) -> int:
+    with _connect(args) as conn:
+        tenants.assign_tenant(conn, args.channel_id, args.tenant)
+    print(f"channel {args.channel_id} now belongs to tenant {args.tenant}")
+    return 0
+
+
+def _add_tenant(sub: Subparsers) -> None:
+    tenant = sub.add_parser("tenant", help="create tenants, add logins, assign channels")
+    actions = tenant.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = actions.add_parser("create", parents=[common_options()],
+                                help="create tenant NAME (a NOLOGIN role granted actae_agent)")
+    create.add_argument("name", metavar="NAME")
+    create.set_defaults(handler=_create)
+    add = actions.add_parser("add-login", parents=[common_options()],
+                             help="grant tenant TENANT to login LOGIN")
+    add.add_argument("tenant", metavar="TENANT")
+    add.add_argument("login", metavar="LOGIN")
+    add.add_argument("--create", action="store_true",
+                     help="create LOGIN (LOGIN role, no password) when it does not exist")
+    add.set_defaults(handler=_add_login)
+    listing = actions.add_parser("list", parents=[common_options()],
+                                 help="tenants and the roles granted them")
+    listing.set_defaults(handler=_list)
+    assign = actions.add_parser("assign", parents=[common_options()],
+                                help="move a channel and its executions to TENANT (operator)")
+    assign.add_argument("channel_id", metavar="CHANNEL")
+    assign.add_argument("tenant", metavar="TENANT")
+    assign.set_defaults(handler=_assign)
+
+
+COMMANDS: list[Command] = [_add_tenant]

@@ -1,0 +1,148 @@
+"""Tenants: create a tenant and add logins to it (docs/tenants.md).
+
+A tenant is a NOLOGIN role granted ``actae_agent``; a login belongs to a tenant by being
+granted that role. These helpers issue the DDL (``CREATE ROLE``, ``GRANT``) as the connected
+role, which must be allowed to create roles and grant ``actae_agent`` (a superuser, or a
+role with CREATEROLE that holds ``actae_agent`` WITH ADMIN OPTION). They are not SQL
+functions on purpose: a SECURITY DEFINER function would need an owner with CREATEROLE, and
+``actae_owner`` must not hold it (docs/tenants.md). Like ``actae.migrate``, this is an
+administrator's module: it sends its own SQL, not the agent API of ``actae.calls``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from actae.errors import InvalidInput, map_error
+
+# Role names Actae reserves: never a tenant, never a login added to one.
+RESERVED = ("actae_owner", "actae_agent", "actae_auditor", "actae_operator")
+
+_ROLE = """
+select r.rolcanlogin,
+       exists (select from pg_catalog.pg_auth_members as m
+               where m.member = r.oid and m.roleid = 'actae_agent'::regrole) as agent
+from pg_catalog.pg_roles as r where r.rolname = %s
+"""
+
+_TENANTS_OF = """
+select t.rolname
+from pg_catalog.pg_auth_members as m
+join pg_catalog.pg_roles as t on t.oid = m.roleid
+join pg_catalog.pg_roles as l on l.oid = m.member
+where l.rolname = %s and not t.rolcanlogin and t.rolname <> 'actae_operator'
+  and exists (select from pg_catalog.pg_auth_members as a
+              where a.member = t.oid and a.roleid = 'actae_agent'::regrole)
+order by 1
+"""
+
+_LIST = """
+select t.rolname,
+       array(select l.rolname from pg_catalog.pg_auth_members as m
+             join pg_catalog.pg_roles as l on l.oid = m.member
+             where m.roleid = t.oid order by 1)::text[]
+from pg_catalog.pg_roles as t
+join pg_catalog.pg_auth_members as a
+  on a.member = t.oid and a.roleid = 'actae_agent'::regrole
+where not t.rolcanlogin and t.rolname <> 'actae_operator'
+order by 1
+"""
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """A tenant role and the roles granted it (its logins, and per-tenant auditors)."""
+
+    name: str
+    logins: tuple[str, ...]
+
+
+def _check_name(name: str, argument: str) -> None:
+    if not 1 <= len(name.encode()) <= 63 or "\x00" in name:
+        raise InvalidInput(f"{argument} must be a role name of 1..63 bytes",
+                           {"argument": argument})
+    if name in RESERVED:
+        raise InvalidInput(f"{argument} {name} is one of Actae's own roles",
+                           {"argument": argument, argument: name})
+
+
+def _role(conn: psycopg.Connection[Any], name: str) -> tuple[bool, bool] | None:
+    row = conn.execute(_ROLE, (name,)).fetchone()
+    return None if row is None else (bool(row[0]), bool(row[1]))
+
+
+def create_tenant(conn: psycopg.Connection[Any], name: str) -> Tenant:
+    """Create tenant ``name`` (a NOLOGIN role granted actae_agent). Creating an existing
+    tenant returns it unchanged; an existing role that is not a tenant (a login, or a role
+    not granted actae_agent) is InvalidInput, nothing changed."""
+    _check_name(name, "tenant")
+    with conn.transaction():
+        found = _role(conn, name)
+        if found is None:
+            conn.execute(sql.SQL("create role {} nologin").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("grant actae_agent to {}").format(sql.Identifier(name)))
+        elif found != (False, True):
+            raise InvalidInput(
+                f"role {name} exists and is not a tenant (a NOLOGIN role granted actae_agent)",
+                {"argument": "tenant", "tenant": name, "login": found[0], "agent": found[1]})
+    return get_tenant(conn, name)
+
+
+def add_tenant_login(conn: psycopg.Connection[Any], tenant: str, login: str, *,
+                     create: bool = False) -> Tenant:
+    """Grant tenant role ``tenant`` to ``login`` (created as a LOGIN role without a password
+    when ``create`` and it does not exist). Refused (InvalidInput, nothing changed) when the
+    tenant is not one, the login does not exist (and not ``create``), is not a login, is
+    granted actae_agent directly (it is then its own tenant) or already belongs to another
+    tenant (a login belongs to exactly one). Adding it again is a no-op."""
+    _check_name(tenant, "tenant")
+    _check_name(login, "login")
+    with conn.transaction():
+        if _role(conn, tenant) != (False, True):
+            raise InvalidInput(f"tenant {tenant} does not exist",
+                               {"argument": "tenant", "tenant": tenant})
+        found = _role(conn, login)
+        if found is None and create:
+            conn.execute(sql.SQL("create role {} login").format(sql.Identifier(login)))
+            found = (True, False)
+        if found is None or not found[0]:
+            raise InvalidInput(f"login {login} does not exist or cannot log in",
+                               {"argument": "login", "login": login})
+        if found[1]:
+            raise InvalidInput(
+                f"login {login} is granted actae_agent directly, so it is its own tenant;"
+                " revoke actae_agent from it first", {"argument": "login", "login": login})
+        others = [t for (t,) in conn.execute(_TENANTS_OF, (login,)).fetchall() if t != tenant]
+        if others:
+            raise InvalidInput(f"login {login} already belongs to tenant {others[0]}",
+                               {"argument": "login", "login": login, "tenants": others})
+        conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(tenant),
+                                                      sql.Identifier(login)))
+    return get_tenant(conn, tenant)
+
+
+def get_tenant(conn: psycopg.Connection[Any], name: str) -> Tenant:
+    """Tenant ``name`` with its members. Raises InvalidInput when it is not a tenant."""
+    for tenant in list_tenants(conn):
+        if tenant.name == name:
+            return tenant
+    raise InvalidInput(f"tenant {name} does not exist", {"argument": "tenant", "tenant": name})
+
+
+def list_tenants(conn: psycopg.Connection[Any]) -> list[Tenant]:
+    """Every tenant role (NOLOGIN, granted actae_agent) with its members, by name. Logins
+    granted actae_agent directly (each its own tenant) are not listed."""
+    return [Tenant(str(name), tuple(logins)) for name, logins in conn.execute(_LIST).fetchall()]
+
+
+def assign_tenant(conn: psycopg.Connection[Any], channel_id: str, tenant: str) -> None:
+    """Move a channel and its executions to ``tenant`` (``actae.assign_tenant``: operator
+    only), e.g. a channel written before tenants existed. Raises InvalidInput / NotFound."""
+    try:
+        conn.execute("select * from actae.assign_tenant(%s, %s)", (channel_id, tenant))
+    except psycopg.Error as exc:
+        raise map_error(exc) from None

@@ -1,0 +1,187 @@
+-- Tenants (docs/tenants.md): a tenant is a role granted actae_agent directly (actae_operator
+-- excepted); a login belongs to the tenant roles (NOLOGIN) it is granted directly, or is its
+-- own tenant when it is granted actae_agent directly or is a superuser. Every channel
+-- records its tenant; agent-facing functions act only on channels whose tenant session_user
+-- is a member of (SECURITY DEFINER runs as actae_owner, so current_user is never the caller).
+
+-- actae._caller_tenants — the tenants session_user belongs to: itself when it is a superuser
+-- or granted actae_agent directly; else the NOLOGIN roles granted to it directly that are
+-- granted actae_agent directly (actae_operator is not a tenant). Empty: a caller in no
+-- tenant (a global auditor or operator). Reads the catalogs: not for the hot path.
+create or replace function actae._caller_tenants() returns oid []
+language sql
+stable
+as $$
+    select case
+        when r.rolsuper or exists (
+            select from pg_catalog.pg_auth_members as m
+            where m.member = r.oid and m.roleid = 'actae_agent'::regrole
+        ) then array[r.oid]
+        else array(
+            select m.roleid
+            from pg_catalog.pg_auth_members as m
+            inner join pg_catalog.pg_roles as t on t.oid = m.roleid
+            where m.member = r.oid and not t.rolcanlogin
+                and t.rolname <> 'actae_operator'
+                and exists (
+                    select from pg_catalog.pg_auth_members as a
+                    where a.member = m.roleid and a.roleid = 'actae_agent'::regrole
+                )
+            order by m.roleid
+        )
+    end
+    from pg_catalog.pg_roles as r
+    where r.rolname = session_user;
+$$;
+
+-- actae._caller_tenant — the tenant a channel created by session_user belongs to: its one
+-- tenant, or session_user itself when it belongs to none (a global operator's own channels).
+-- Raises: AC400 when the login belongs to several tenants (which one would own the channel
+-- is not for Actae to guess: grant the login one tenant role).
+create or replace function actae._caller_tenant() returns oid
+language plpgsql
+stable
+as $$
+declare
+    v_tenants oid [] := actae._caller_tenants();
+begin
+    if cardinality(v_tenants) > 1 then
+        perform actae._raise(
+            'AC400',
+            format('login %s belongs to several tenants; a login that creates channels must '
+                'belong to exactly one', session_user),
+            jsonb_build_object(
+                'login', session_user,
+                'tenants', array(select t::regrole::text from unnest(v_tenants) as t)
+            )
+        );
+    end if;
+    return coalesce(v_tenants[1], quote_ident(session_user)::regrole::oid);
+end;
+$$;
+
+-- actae._owns — true when session_user is a member of tenant p_tenant (superusers are
+-- members of every role). pg_has_role's membership cache makes this about a microsecond.
+create or replace function actae._owns(
+    p_tenant oid
+) returns boolean
+language sql
+stable
+as $$
+    select pg_catalog.pg_has_role(session_user, p_tenant, 'MEMBER');
+$$;
+
+-- actae._may_read — true when session_user may read a channel of tenant p_tenant: it is a
+-- member of that tenant, or it belongs to no tenant at all (a global auditor or operator).
+create or replace function actae._may_read(
+    p_tenant oid
+) returns boolean
+language sql
+stable
+as $$
+    select pg_catalog.pg_has_role(session_user, p_tenant, 'MEMBER')
+        or cardinality(actae._caller_tenants()) = 0;
+$$;
+
+-- actae._owns_channel — true when channel p_channel_id exists and session_user is a member
+-- of its tenant.
+create or replace function actae._owns_channel(
+    p_channel_id text
+) returns boolean
+language sql
+stable
+as $$
+    select exists (
+        select from actae.channels as c
+        where c.channel_id = p_channel_id and actae._owns(c.tenant)
+    );
+$$;
+
+-- actae._may_read_channel — true when channel p_channel_id exists and session_user may read
+-- it (actae._may_read).
+create or replace function actae._may_read_channel(
+    p_channel_id text
+) returns boolean
+language sql
+stable
+as $$
+    select exists (
+        select from actae.channels as c
+        where c.channel_id = p_channel_id and actae._may_read(c.tenant)
+    );
+$$;
+
+-- actae._no_channel — raise the AC404 of an unknown channel. Used as well for a channel of
+-- another tenant, so the answer leaks nothing about its existence.
+create or replace function actae._no_channel(
+    p_channel_id text
+) returns void
+language plpgsql
+immutable
+as $$
+begin
+    perform actae._raise(
+        'AC404', format('channel %s does not exist', p_channel_id),
+        jsonb_build_object('channel_id', p_channel_id)
+    );
+end;
+$$;
+
+-- actae._no_execution — raise the AC404 of an unknown execution id (also for another
+-- tenant's execution).
+create or replace function actae._no_execution(
+    p_execution_id uuid
+) returns void
+language plpgsql
+immutable
+as $$
+begin
+    perform actae._raise(
+        'AC404', format('execution %s does not exist', p_execution_id),
+        jsonb_build_object('execution_id', p_execution_id)
+    );
+end;
+$$;
+
+-- actae.assign_tenant — move a channel and its executions to tenant p_tenant (operator
+-- only): e.g. the channels written before tenants existed, which belong to actae_agent
+-- (shared by every agent) until assigned.
+-- Guarantees: the channel row is locked while its rows move; returns the channel.
+-- Raises: AC400 bad channel_id, or p_tenant is not a role granted actae_agent directly;
+-- AC404 unknown channel.
+create or replace function actae.assign_tenant(
+    p_channel_id text,
+    p_tenant text
+) returns actae.channel_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_tenant oid;
+    v_channel actae.channels;
+begin
+    perform actae._check_text(p_channel_id, 'channel_id');
+    perform actae._require(p_tenant is null, 'tenant');
+    select r.oid into v_tenant
+    from pg_catalog.pg_roles as r
+    inner join pg_catalog.pg_auth_members as m
+        on m.member = r.oid and m.roleid = 'actae_agent'::regrole
+    where r.rolname = p_tenant and r.rolname <> 'actae_operator';
+    if v_tenant is null then
+        perform actae._raise(
+            'AC400', format('tenant %s is not a role granted actae_agent', p_tenant),
+            jsonb_build_object('argument', 'tenant', 'tenant', p_tenant)
+        );
+    end if;
+    update actae.channels as c set tenant = v_tenant
+    where c.channel_id = p_channel_id
+    returning c.* into v_channel;
+    if not found then
+        perform actae._no_channel(p_channel_id);
+    end if;
+    update actae.executions as e set tenant = v_tenant where e.channel_id = p_channel_id;
+    return actae._channel_row(v_channel);
+end;
+$$;

@@ -1,0 +1,144 @@
+"""What tenant checks cost on the hot path: claim+complete and replay, before vs after.
+
+`.ci/with-db.sh .venv/bin/python tests/bench/tenant_overhead.py [--base main] [--seconds 2]
+[--rounds 7]`
+
+Two databases on the server of $ACTAE_DSN: `tenant_before` migrated from the git ref --base
+(the code without tenants), `tenant_after` from this tree. Both are driven by the same
+non-superuser login, a member of a NOLOGIN tenant role granted actae_agent (so the checks
+really run: a superuser passes pg_has_role without looking at memberships). Each round
+measures every (path, database) pair for --seconds, in alternating order, through psycopg
+with prepared statements; the table shows the median throughput per pair and after/before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.types.json import Jsonb
+
+from actae.migrate import migrate
+
+ROOT = Path(__file__).resolve().parents[2]
+TENANT, LOGIN = "bench_tenant", "bench_tenant_login"
+CLAIM = "select execution_id, claim_token from actae.claim_execution(%s, %s, %s, %s)"
+COMPLETE = "select status from actae.complete_execution(%s, %s, %s, %s)"
+REPLAY = "select outcome from actae.claim_execution(%s, %s, %s, %s)"
+PARAMS = Jsonb({"q": "actae"})
+RESULT = Jsonb({"ok": True})
+
+
+def _tree_of(ref: str, into: Path) -> Path:
+    """migrations/ and sql/ of git ref `ref`, extracted under `into`."""
+    blob = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "migrations", "sql"],
+                          check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(blob)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def _database(admin: str, name: str, root: Path) -> str:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(
+            sql.Identifier(name)))
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    dsn = make_conninfo(admin, dbname=name)
+    migrate(dsn, root)
+    return dsn
+
+
+def _roles(admin: str) -> None:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for role in (LOGIN, TENANT):
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("create role {} nologin").format(sql.Identifier(TENANT)))
+        conn.execute(sql.SQL("grant actae_agent to {}").format(sql.Identifier(TENANT)))
+        conn.execute(sql.SQL("create role {} login").format(sql.Identifier(LOGIN)))
+        conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(TENANT),
+                                                      sql.Identifier(LOGIN)))
+
+
+def _claim_complete(conn: psycopg.Connection[Any]) -> Callable[[], None]:
+    channel = f"bench-{uuid.uuid4().hex[:8]}"
+    counter = iter(range(10**9))
+
+    def op() -> None:
+        row = conn.execute(CLAIM, (channel, f"k{next(counter)}", "search", PARAMS),
+                           prepare=True).fetchone()
+        assert row is not None
+        conn.execute(COMPLETE, (row[0], row[1], RESULT, channel), prepare=True).fetchone()
+    return op
+
+
+def _replay(conn: psycopg.Connection[Any]) -> Callable[[], None]:
+    channel = f"replay-{uuid.uuid4().hex[:8]}"
+    row = conn.execute(CLAIM, (channel, "k", "search", PARAMS)).fetchone()
+    assert row is not None
+    conn.execute(COMPLETE, (row[0], row[1], RESULT, channel)).fetchone()
+
+    def op() -> None:
+        got = conn.execute(REPLAY, (channel, "k", "search", PARAMS), prepare=True).fetchone()
+        assert got is not None and got[0] == "replayed"
+    return op
+
+
+def _rate(op: Callable[[], None], seconds: float) -> float:
+    for _ in range(50):
+        op()
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        op()
+        done += 1
+    return done / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--base", default="main")
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    import os
+    admin = os.environ["ACTAE_DSN"]
+    _roles(admin)
+    with tempfile.TemporaryDirectory() as tmp:
+        dsns = {"before": _database(admin, "tenant_before", _tree_of(args.base, Path(tmp))),
+                "after": _database(admin, "tenant_after", ROOT)}
+    login = {k: make_conninfo(v, user=LOGIN) for k, v in dsns.items()}
+    conns = {k: psycopg.connect(v, autocommit=True) for k, v in login.items()}
+    paths = {"claim+complete": _claim_complete, "replay": _replay}
+    rates: dict[tuple[str, str], list[float]] = {}
+    for r in range(args.rounds):
+        order = ["before", "after"] if r % 2 == 0 else ["after", "before"]
+        for path, make in paths.items():
+            for db in order:
+                rates.setdefault((path, db), []).append(_rate(make(conns[db]), args.seconds))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    server = conninfo_to_dict(admin)
+    print(f"server {server.get('host')}:{server.get('port')}, login {LOGIN} in tenant {TENANT},"
+          f" {args.rounds} rounds x {args.seconds} s, c=1, medians (ops/s)")
+    print(f"{'path':<16}{'before':>10}{'after':>10}{'after/before':>14}")
+    for path in paths:
+        before = statistics.median(rates[(path, "before")])
+        after = statistics.median(rates[(path, "after")])
+        print(f"{path:<16}{before:>10.0f}{after:>10.0f}{after / before:>14.3f}")
+    for conn in conns.values():
+        conn.close()
+
+
+if __name__ == "__main__":
+    main()
