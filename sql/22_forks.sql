@@ -180,7 +180,7 @@ begin
         tenant
     ) values (
         v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
-        v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._caller_tenant()
+        v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._new_channel_tenant(v_new_id)
     )
     returning * into v_fork;
     -- Completions in the source from now on get a later clock than the fork inherits.
