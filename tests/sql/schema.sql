@@ -391,7 +391,8 @@ CREATE TABLE actae.channels (
     closed_at timestamp with time zone,
     key_ttl interval,
     watched_until timestamp with time zone,
-    wake_event_type text
+    wake_event_type text,
+    tenant oid NOT NULL
 );
 
 --
@@ -400,6 +401,22 @@ CREATE TABLE actae.channels (
 
 CREATE FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) RETURNS actae.transition_result
     LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _caller_tenant(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._caller_tenant() RETURNS oid
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _caller_tenants(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._caller_tenants() RETURNS oid[]
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -424,6 +441,14 @@ CREATE FUNCTION actae._channel_health(p_channel_id text, OUT o_executions bigint
 
 CREATE FUNCTION actae._channel_row(p_channel actae.channels) RETURNS actae.channel_row
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _check_append_quota(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_append_quota(p_channel actae.channels) RETURNS void
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -511,7 +536,9 @@ CREATE TABLE actae.executions (
     claimed_at timestamp with time zone NOT NULL,
     heartbeat_at timestamp with time zone,
     finished_at timestamp with time zone,
-    retain_until timestamp with time zone
+    retain_until timestamp with time zone,
+    tenant oid NOT NULL,
+    written_by oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid
 );
 ALTER TABLE ONLY actae.executions ALTER COLUMN params SET COMPRESSION lz4;
 ALTER TABLE ONLY actae.executions ALTER COLUMN result SET COMPRESSION lz4;
@@ -538,6 +565,14 @@ CREATE FUNCTION actae._check_text(p_value text, p_argument text) RETURNS void
 
 CREATE FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _check_watch_cap(actae.channels, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -604,7 +639,8 @@ CREATE TABLE actae.events (
     operation_id text,
     clock bigint NOT NULL,
     chain_sha256 text NOT NULL,
-    recorded_at timestamp with time zone NOT NULL
+    recorded_at timestamp with time zone NOT NULL,
+    written_by oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid
 );
 ALTER TABLE ONLY actae.events ALTER COLUMN payload SET COMPRESSION lz4;
 
@@ -816,11 +852,67 @@ CREATE FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) RETURNS
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _may_read(oid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._may_read(p_tenant oid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _may_read_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _new_channel_tenant(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._new_channel_tenant(p_channel_id text) RETURNS oid
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _no_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._no_channel(p_channel_id text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _no_execution(uuid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._no_execution(p_execution_id uuid) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _owned_run(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) RETURNS actae.runs
     LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _owns(oid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._owns(p_tenant oid) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _owns_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._owns_channel(p_channel_id text) RETURNS boolean
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -853,6 +945,14 @@ CREATE FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestam
 
 CREATE FUNCTION actae._queue_topic(p_queue text) RETURNS text
     LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _quota_exceeded(oid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._quota_exceeded(p_tenant oid, p_quota text, p_limit bigint, p_used bigint, p_extra jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -940,6 +1040,16 @@ CREATE FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_now time
 --
 
 CREATE FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) RETURNS actae.annotation_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: assign_tenant(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.assign_tenant(p_channel_id text, p_tenant text) RETURNS actae.channel_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
@@ -1380,6 +1490,34 @@ CREATE FUNCTION actae.list_runs(p_queue text DEFAULT NULL::text, p_status text D
     AS $$ (body in sql/) $$;
 
 --
+-- Name: quotas; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.quotas (
+    tenant oid NOT NULL,
+    max_channels bigint,
+    max_bytes bigint,
+    max_events_per_channel bigint,
+    used_bytes bigint,
+    used_channels bigint,
+    measured_at timestamp with time zone,
+    set_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT quotas_max_bytes_check CHECK ((max_bytes >= 0)),
+    CONSTRAINT quotas_max_channels_check CHECK ((max_channels >= 0)),
+    CONSTRAINT quotas_max_events_per_channel_check CHECK ((max_events_per_channel >= 0))
+);
+
+--
+-- Name: measure_usage(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.measure_usage() RETURNS SETOF actae.quotas
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: purge(interval, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -1424,6 +1562,16 @@ CREATE FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uui
 --
 
 CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS actae.channel_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: set_quota(regrole, bigint, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint DEFAULT NULL::bigint, p_max_bytes bigint DEFAULT NULL::bigint, p_max_events_per_channel bigint DEFAULT NULL::bigint) RETURNS SETOF actae.quotas
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
@@ -1749,6 +1897,13 @@ ALTER TABLE ONLY actae.operations
     ADD CONSTRAINT operations_pkey PRIMARY KEY (channel_id, operation_id);
 
 --
+-- Name: quotas quotas_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.quotas
+    ADD CONSTRAINT quotas_pkey PRIMARY KEY (tenant);
+
+--
 -- Name: runs runs_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
 --
 
@@ -1805,6 +1960,18 @@ CREATE INDEX channels_key_ttl_idx ON actae.channels USING btree (channel_id) WHE
 --
 
 CREATE INDEX channels_parent_idx ON actae.channels USING btree (parent_channel_id) WHERE (parent_channel_id IS NOT NULL);
+
+--
+-- Name: channels_tenant_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_tenant_idx ON actae.channels USING btree (tenant, channel_id);
+
+--
+-- Name: channels_watched_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_watched_idx ON actae.channels USING btree (tenant, watched_until) WHERE (watched_until IS NOT NULL);
 
 --
 -- Name: execution_traces_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
@@ -1876,6 +2043,18 @@ GRANT SELECT ON TABLE actae.channels TO actae_auditor;
 REVOKE ALL ON FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _caller_tenant(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._caller_tenant() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _caller_tenants(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._caller_tenants() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -1892,6 +2071,12 @@ REVOKE ALL ON FUNCTION actae._channel_health(p_channel_id text, OUT o_executions
 --
 
 REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _check_append_quota(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_append_quota(p_channel actae.channels) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer); Type: ACL; Schema: actae; Owner: -
@@ -2080,6 +2265,18 @@ GRANT SELECT(finished_at) ON TABLE actae.executions TO actae_auditor;
 GRANT SELECT(retain_until) ON TABLE actae.executions TO actae_auditor;
 
 --
+-- Name: COLUMN executions.tenant; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(tenant) ON TABLE actae.executions TO actae_auditor;
+
+--
+-- Name: COLUMN executions.written_by; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(written_by) ON TABLE actae.executions TO actae_auditor;
+
+--
 -- Name: FUNCTION _check_same_operation(p_row actae.executions, p_tool_name text, p_fields text[], p_fingerprint text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2096,6 +2293,12 @@ REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text) FROM PUB
 --
 
 REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _check_watch_cap(p_channel actae.channels, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: COLUMN runs.channel_id; Type: ACL; Schema: actae; Owner: -
@@ -2410,10 +2613,52 @@ REVOKE ALL ON FUNCTION actae._limit(p_argument text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._lock_channel(p_channel_id text, p_create boolean) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _may_read(p_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._may_read(p_tenant oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _may_read_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._may_read_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _new_channel_tenant(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._new_channel_tenant(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _no_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._no_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _no_execution(p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._no_execution(p_execution_id uuid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._owned_run(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _owns(p_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._owns(p_tenant oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _owns_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._owns_channel(p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _park(p_run actae.runs, p_status text, p_due_at timestamp with time zone, p_key text, p_event_type text); Type: ACL; Schema: actae; Owner: -
@@ -2438,6 +2683,12 @@ REVOKE ALL ON FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff t
 --
 
 REVOKE ALL ON FUNCTION actae._queue_topic(p_queue text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _quota_exceeded(p_tenant oid, p_quota text, p_limit bigint, p_used bigint, p_extra jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._quota_exceeded(p_tenant oid, p_quota text, p_limit bigint, p_used bigint, p_extra jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _raise(p_code text, p_message text, p_detail jsonb); Type: ACL; Schema: actae; Owner: -
@@ -2505,6 +2756,13 @@ REVOKE ALL ON FUNCTION actae._wake_run(p_channel_id text, p_event_type text, p_n
 
 REVOKE ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.annotate_channel(p_channel_id text, p_display_name text, p_tags text[], p_note text, p_expected_revision bigint) TO actae_agent;
+
+--
+-- Name: FUNCTION assign_tenant(p_channel_id text, p_tenant text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.assign_tenant(p_channel_id text, p_tenant text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.assign_tenant(p_channel_id text, p_tenant text) TO actae_operator;
 
 --
 -- Name: FUNCTION cancel_execution(p_execution_id uuid, p_reason text, p_channel_id text); Type: ACL; Schema: actae; Owner: -
@@ -2826,6 +3084,19 @@ GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text,
 GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) TO actae_auditor;
 
 --
+-- Name: TABLE quotas; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.quotas TO actae_auditor;
+
+--
+-- Name: FUNCTION measure_usage(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.measure_usage() FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.measure_usage() TO actae_operator;
+
+--
 -- Name: FUNCTION purge(p_older_than interval, p_batch_size integer); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2860,6 +3131,13 @@ GRANT ALL ON FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_tok
 
 REVOKE ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) TO actae_agent;
+
+--
+-- Name: FUNCTION set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) TO actae_operator;
 
 --
 -- Name: FUNCTION sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
