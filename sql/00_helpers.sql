@@ -60,6 +60,13 @@ as $$
         when p_argument = 'dedup_fields' then 64
         when p_argument = 'dedup_field' then 256
         when p_argument = 'tool_policies' then 1000
+        -- ancestors of a fork (its lineage): reads walk it, and every fork stores it
+        when p_argument = 'fork_depth' then 100
+        -- channels of one tenant watched at once (watch_channel registrations)
+        when p_argument = 'watched_channels' then 1000
+        -- quotas (set_quota): any non-negative bigint
+        when p_argument in ('max_channels', 'max_bytes', 'max_events_per_channel')
+            then 9223372036854775806
         -- levels of JSON nesting: the driver (Python's json) cannot read back ~1000
         when p_argument = 'json_depth' then 512
         -- cursors and versions: one below bigint's largest, so cursor + 1 never overflows

@@ -115,7 +115,7 @@ begin
         select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
         if not found then
             insert into actae.channels as c (channel_id, tenant)
-            values (p_channel_id, actae._caller_tenant())
+            values (p_channel_id, actae._new_channel_tenant(p_channel_id))
             on conflict (channel_id) do nothing
             returning c.* into v_channel;
             if not found then

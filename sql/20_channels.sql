@@ -32,8 +32,11 @@ $$;
 -- and no event is missed. Registrations only extend (several watchers may share a channel);
 -- renew before p_seconds run out (the driver's watch() does). Creates the channel when it
 -- does not exist yet, so a watcher can wait for a run that has not started.
--- Owner-only: a channel of another tenant is AC404, as if it did not exist.
--- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 another tenant's channel.
+-- Owner-only: a channel of another tenant is AC404, as if it did not exist. Capped: a
+-- tenant has at most _limit('watched_channels') (1000) channels watched at once (renewals
+-- always pass).
+-- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 another tenant's channel,
+-- AC429 a new registration past the watch cap.
 create or replace function actae.watch_channel(
     p_channel_id text,
     p_seconds integer default 60
@@ -45,11 +48,13 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_now timestamptz := actae._now();
+    v_channel actae.channels;
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._require(p_seconds is null, 'seconds');
     perform actae._check_range(p_seconds, 'seconds', 1);
-    perform actae._lock_channel(p_channel_id, true);
+    v_channel := actae._lock_channel(p_channel_id, true);
+    perform actae._check_watch_cap(v_channel, v_now);
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
             v_now + make_interval(secs => p_seconds))
@@ -79,7 +84,7 @@ begin
     for no key update;
     if not found and p_create then
         insert into actae.channels (channel_id, tenant)
-        values (p_channel_id, actae._caller_tenant())
+        values (p_channel_id, actae._new_channel_tenant(p_channel_id))
         on conflict (channel_id) do nothing;
         select c.* into v_channel from actae.channels as c
         where c.channel_id = p_channel_id
@@ -199,7 +204,8 @@ begin
     end if;
     perform actae._check_json(p_metadata, 'metadata');
     insert into actae.channels (channel_id, metadata, tenant)
-    values (p_channel_id, coalesce(p_metadata, '{}'::jsonb), actae._caller_tenant())
+    values (p_channel_id, coalesce(p_metadata, '{}'::jsonb),
+        actae._new_channel_tenant(p_channel_id))
     on conflict (channel_id) do nothing;
     v_channel := actae._lock_channel(p_channel_id, false);
     if p_metadata is not null and v_channel.metadata <> p_metadata then

@@ -50,6 +50,7 @@ $$;
 -- Guarantees: cursor = head + 1 (gapless: the caller holds the channel row lock), version =
 -- state_version + 1, chain_sha256 = sha256(previous chain || ':' || cursor || ':' ||
 -- event_type || ':' || payload::text), all in the caller's transaction.
+-- Raises: AC429 when the channel's tenant is at a quota (actae._check_append_quota).
 create or replace function actae._append(
     p_channel actae.channels,
     p_event_type text,
@@ -72,6 +73,7 @@ declare
         'UTF8'
     )), 'hex');
 begin
+    perform actae._check_append_quota(p_channel);
     insert into actae.events (
         channel_id, cursor, event_type, payload, operation_id, clock, chain_sha256, recorded_at
     ) values (

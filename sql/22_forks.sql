@@ -18,7 +18,10 @@
 --   * Tenants: the source must be a channel of the caller's tenant, the new channel belongs
 --     to the caller's tenant; a new_channel_id that another tenant's channel holds is
 --     AC404, as an unknown source is.
--- Raises: AC400 bad argument, AC404 unknown source (or another tenant's), at_cursor beyond
+--   * Depth: a fork's lineage holds at most _limit('fork_depth') (100) channels, so a chain
+--     of forks costs bounded bytes per row and bounded reads.
+-- Raises: AC400 bad argument, or a fork that would be more than _limit('fork_depth') deep
+-- (naming source_channel_id), AC404 unknown source (or another tenant's), at_cursor beyond
 -- its head, or new_channel_id held by another tenant, AC409 operation_id or new_channel_id
 -- reused for a different fork.
 create or replace function actae.fork_channel(
@@ -147,6 +150,21 @@ begin
         v_clocks := array_append(v_clocks, coalesce(v_next_clock, v_source.clock));
     end if;
 
+    -- Depth cap (issue 14, F9): a fork stores its whole lineage and every read walks it,
+    -- so a chain of forks must not grow without bound (rows quadratic, reads linear in it).
+    if cardinality(v_ids) > actae._limit('fork_depth') then
+        perform actae._raise(
+            'AC400',
+            format('source_channel_id %s forked at cursor %s would give a fork %s levels deep, '
+                'past the limit of %s (fork an ancestor, or at a cursor it inherits)',
+                p_source_channel_id, p_at_cursor, cardinality(v_ids),
+                actae._limit('fork_depth')),
+            jsonb_build_object(
+                'argument', 'source_channel_id', 'max_depth', actae._limit('fork_depth'),
+                'depth', cardinality(v_ids), 'at_cursor', p_at_cursor
+            )
+        );
+    end if;
     v_state := actae._state_at(v_source, p_at_cursor, null);
     if p_at_cursor = v_source.head_cursor then
         v_chain := v_source.head_chain;
@@ -162,7 +180,7 @@ begin
         tenant
     ) values (
         v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
-        v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._caller_tenant()
+        v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._new_channel_tenant(v_new_id)
     )
     returning * into v_fork;
     -- Completions in the source from now on get a later clock than the fork inherits.

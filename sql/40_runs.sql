@@ -163,7 +163,7 @@ begin
     perform actae._check_range(v_max_attempts, 'max_attempts', 1, 1000);
     v_due := greatest(coalesce(p_run_at, v_now), v_now);
     insert into actae.channels (channel_id, tenant)
-    values (p_channel_id, actae._caller_tenant())
+    values (p_channel_id, actae._new_channel_tenant(p_channel_id))
     on conflict (channel_id) do nothing;
     if not actae._owns_channel(p_channel_id) then
         -- Another tenant's channel id: refused as an unknown channel is, nothing written.

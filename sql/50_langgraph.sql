@@ -899,7 +899,7 @@ begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     v_channel_id := actae._langgraph_channel(p_thread_id, p_checkpoint_ns, true);
     insert into actae.channels (channel_id, tenant)
-    values (v_channel_id, actae._caller_tenant())
+    values (v_channel_id, actae._new_channel_tenant(v_channel_id))
     on conflict (channel_id) do nothing;
     if not actae._owns_channel(v_channel_id) then
         perform actae._no_channel(v_channel_id);

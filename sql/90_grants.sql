@@ -16,7 +16,10 @@ begin
     loop
         execute pg_catalog.format('alter function %s owner to actae_owner', v_function.signature);
         execute pg_catalog.format('revoke all on function %s from public', v_function.signature);
-        if v_function.name in ('cancel_execution', 'purge', 'cancel_run', 'assign_tenant') then
+        if v_function.name in (
+            'cancel_execution', 'purge', 'cancel_run', 'assign_tenant', 'set_quota',
+            'measure_usage'
+        ) then
             -- Operator-only: an agent must not cancel others' work or delete history.
             execute pg_catalog.format('revoke all on function %s from actae_agent', v_function.signature);
             execute pg_catalog.format(

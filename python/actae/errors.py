@@ -66,6 +66,13 @@ class LeaseLost(ActaeError):
     sqlstate = "AC423"
 
 
+class QuotaExceeded(ActaeError):
+    """AC429: the tenant is at a quota (channels, bytes, events per channel) or a cap
+    (watched channels); ``detail`` names the quota, its limit and the usage."""
+
+    sqlstate = "AC429"
+
+
 class ToolFailed(ActaeError):
     """An execution failed non-retryably; ``detail`` holds the stored error."""
 
@@ -95,7 +102,7 @@ class PermanentError(Exception):
 _BY_SQLSTATE: dict[str, type[ActaeError]] = {
     cls.sqlstate: cls
     for cls in (InvalidInput, ForkToolBlocked, NotFound, IdempotencyConflict, VersionConflict,
-                LeaseLost)
+                LeaseLost, QuotaExceeded)
     if cls.sqlstate is not None
 }
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg import sql
 
 # Advisory lock key shared by every Actae migrator: the bytes of "actae-mg" as a bigint.
 LOCK_KEY = int.from_bytes(b"actae-mg", "big")
@@ -265,3 +266,63 @@ def _execute_file(conn: psycopg.Connection, path: Path, root: Path) -> None:
             where += f" line {line}"
         message = exc.diag.message_primary or str(exc)
         raise MigrationError(f"{where}: {message} [{exc.sqlstate}]") from exc
+
+
+# Session settings for agent logins (docs/hardening.md): an abandoned open transaction is
+# ended, a blocked statement fails fast, a runaway one is stopped. PostgreSQL applies a
+# role's settings only when that role itself logs in (never through membership), so they
+# are set on each login, not on actae_agent or a tenant role.
+AGENT_ROLE_SETTINGS: dict[str, str] = {
+    "idle_in_transaction_session_timeout": "30s",
+    "lock_timeout": "5s",
+    "statement_timeout": "1min",
+}
+
+# Login roles that act as agents: members of actae_agent (directly or through a tenant),
+# neither superusers nor operators (purge and measure_usage may run longer than an agent).
+_AGENT_LOGINS = b"""
+select r.rolname from pg_catalog.pg_roles as r
+where r.rolcanlogin and not r.rolsuper
+    and pg_catalog.pg_has_role(r.oid, 'actae_agent', 'MEMBER')
+    and not pg_catalog.pg_has_role(r.oid, 'actae_operator', 'MEMBER')
+order by r.rolname
+"""
+
+
+def apply_role_settings(
+    dsn: str, logins: Iterable[str] | None = None,
+    settings: dict[str, str] | None = None,
+) -> list[str]:
+    """``alter role <login> in database <this one> set <name> = <value>`` for every setting
+    (default AGENT_ROLE_SETTINGS) and every login given, or, when none is given, every agent
+    login (member of actae_agent, not superuser, not operator). Takes effect at the login's
+    next connection. Returns the logins changed."""
+    chosen = AGENT_ROLE_SETTINGS if settings is None else settings
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(_SAFE_PATH)
+        names = list(logins) if logins else [
+            row[0] for row in conn.execute(_AGENT_LOGINS).fetchall()]
+        database = conn.info.dbname
+        with conn.transaction():
+            for login in names:
+                for name, value in chosen.items():
+                    conn.execute(sql.SQL("alter role {} in database {} set {} = {}").format(
+                        sql.Identifier(login), sql.Identifier(database),
+                        sql.Identifier(name), sql.Literal(value)))
+    return names
+
+
+def revoke_public_connect(dsn: str) -> str:
+    """``revoke connect, temporary on database <this one> from public``, then grant CONNECT
+    to Actae's roles (their members inherit it). A role with no grant can then no longer
+    connect (and so fill the NOTIFY queue or hold locks). Returns the database name."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(_SAFE_PATH)
+        database = sql.Identifier(conn.info.dbname)
+        with conn.transaction():
+            conn.execute(sql.SQL(
+                "revoke connect, temporary on database {} from public").format(database))
+            conn.execute(sql.SQL(
+                "grant connect on database {} to actae_owner, actae_agent, actae_auditor,"
+                " actae_operator").format(database))
+        return conn.info.dbname

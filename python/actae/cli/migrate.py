@@ -1,4 +1,5 @@
-"""``actae migrate [--status]``: apply pending migrations and reload the sql/ functions."""
+"""``actae migrate [--status] [--role-settings [LOGIN ...]] [--revoke-public-connect]``: apply
+pending migrations and reload the sql/ functions, then optionally harden logins and CONNECT."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ def _migrate(args: argparse.Namespace) -> int:
         print("\n".join(f"applied {name}" for name in applied))
     else:
         print("migrations up to date; sql/ reloaded")
+    if args.role_settings is not None:
+        changed = migrations.apply_role_settings(dsn, args.role_settings)
+        settings = ", ".join(f"{k} = {v}" for k, v in migrations.AGENT_ROLE_SETTINGS.items())
+        print(f"set {settings} for {', '.join(changed) or 'no login'}")
+    if args.revoke_public_connect:
+        database = migrations.revoke_public_connect(dsn)
+        print(f"revoked connect, temporary on database {database} from public")
     return 0
 
 
@@ -38,6 +46,12 @@ def _add_migrate(sub: Subparsers) -> None:
     p = sub.add_parser("migrate", parents=[common_options()],
                        help="apply pending migrations and reload sql/ functions")
     p.add_argument("--status", action="store_true", help="show applied/pending, change nothing")
+    p.add_argument("--role-settings", nargs="*", metavar="LOGIN",
+                   help="then set idle_in_transaction_session_timeout, lock_timeout and"
+                   " statement_timeout on these logins (none named: every agent login)")
+    p.add_argument("--revoke-public-connect", action="store_true",
+                   help="then revoke connect, temporary on this database from public"
+                   " (Actae's roles keep CONNECT)")
     p.set_defaults(handler=_migrate)
 
 

@@ -544,3 +544,121 @@ def test_logins_of_one_tenant_share_runs_and_the_writer_is_recorded(
             " from actae.channels as c join actae.executions as e using (channel_id)"
             " where c.channel_id = %s and e.key_name = 'k'", (channel,)).fetchone()
         assert owner == (tenants.t1, tenants.t1, tenants.agent1)
+
+
+# --- F9 quotas and caps (issue 14): an agent past a limit gets AC429 (AC400 for the fork
+# depth) and writes nothing; nobody but the operator sets or measures quotas.
+
+QUOTA = "AC429"
+
+
+def refused_with(conn: psycopg.Connection[Any], sqlstate: str, statement: str, *args: Any) -> Any:
+    with pytest.raises(psycopg.Error) as raised:
+        conn.execute(statement, args or None)
+    assert raised.value.sqlstate == sqlstate, f"{statement}: {raised.value}"
+    return raised.value
+
+
+@pytest.fixture
+def quota(dsn: str, logins: Logins) -> Iterator[psycopg.Connection[Any]]:
+    """An admin connection; the agent's quota row is removed afterwards."""
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        try:
+            yield admin
+        finally:
+            admin.execute("select actae.set_quota(%s)", (logins.agent,))
+
+
+def test_only_the_operator_sets_or_measures_quotas(dsn: str, logins: Logins) -> None:
+    for role in (logins.agent, logins.auditor, logins.nobody):
+        with connect(dsn, role) as conn:
+            denied(conn, "select actae.set_quota(%s, 1000000, 1000000, 1000000)", role)
+            denied(conn, "select actae.measure_usage()")
+            if role != logins.auditor:
+                denied(conn, "select * from actae.quotas")
+
+
+def test_agent_over_its_channel_quota_creates_nothing(
+    dsn: str, logins: Logins, quota: psycopg.Connection[Any]
+) -> None:
+    tag = uuid.uuid4().hex[:8]
+    with connect(dsn, logins.agent) as conn:
+        conn.execute("select actae.record_event(%s, 'step', '{}')", (f"q-{tag}-1",))
+        row = quota.execute("select count(*) from actae.channels where tenant = %s::regrole",
+                            (logins.agent,)).fetchone()
+        assert row is not None
+        quota.execute("select actae.set_quota(%s, %s)", (logins.agent, row[0]))
+        for statement in ("select actae.record_event(%s, 'step', '{}')",
+                          "select actae.claim_execution(%s, 'k', 't', '{}')",
+                          "select actae.create_channel(%s)",
+                          "select actae.watch_channel(%s)",
+                          "select actae.start_run(%s, 'agent', '{}')",
+                          f"select actae.fork_channel('q-{tag}-1', 1, %s)"):
+            error = refused_with(conn, QUOTA, statement, f"q-{tag}-2")
+            assert "max_channels" in str(error)
+        conn.execute("select actae.record_event(%s, 'step', '{}')", (f"q-{tag}-1",))
+    with connect(dsn, logins.other_agent) as conn:
+        conn.execute("select actae.record_event(%s, 'step', '{}')", (f"q-{tag}-other",))
+    gone = quota.execute("select count(*) from actae.channels where channel_id = %s",
+                         (f"q-{tag}-2",)).fetchone()
+    assert gone == (0,)
+
+
+def test_agent_past_events_per_channel_or_bytes_appends_nothing(
+    dsn: str, logins: Logins, quota: psycopg.Connection[Any]
+) -> None:
+    channel = f"q-{uuid.uuid4().hex[:8]}"
+    quota.execute("select actae.set_quota(%s, null, null, 2)", (logins.agent,))
+    with connect(dsn, logins.agent) as conn:
+        conn.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+        conn.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+        refused_with(conn, QUOTA, "select actae.record_event(%s, 'step', '{}')", channel)
+        refused_with(conn, QUOTA, "select actae.transition_state(%s, 's', '{}', '{}', 0)", channel)
+        quota.execute("select actae.set_quota(%s, null, 1)", (logins.agent,))
+        quota.execute("select actae.measure_usage()")
+        error = refused_with(conn, QUOTA, "select actae.record_event(%s, 'step', '{}')", channel)
+        assert "max_bytes" in str(error)
+    head = quota.execute("select head_cursor from actae.channels where channel_id = %s",
+                         (channel,)).fetchone()
+    assert head == (2,)
+
+
+def test_agent_cannot_watch_more_than_the_cap(dsn: str, logins: Logins) -> None:
+    prefix = f"w-{uuid.uuid4().hex[:8]}-"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        live = admin.execute(
+            "select count(*) from actae.channels where tenant = %s::regrole"
+            " and watched_until > clock_timestamp() + interval '10 seconds'",
+            (logins.agent,)).fetchone()
+    assert live is not None
+    with connect(dsn, logins.agent) as conn:
+        row = conn.execute(
+            "select count(actae.watch_channel(%s || i, 60)) from generate_series(1, %s) as i",
+            (prefix, 1000 - live[0])).fetchone()
+        assert row is not None and row[0] > 0
+        error = refused_with(conn, QUOTA, "select actae.watch_channel(%s, 60)", prefix + "extra")
+        assert "watched_channels" in str(error)
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        assert admin.execute("select count(*) from actae.channels where channel_id = %s",
+                             (prefix + "extra",)).fetchone() == (0,)
+        admin.execute("update actae.channels set watched_until = null"
+                      " where channel_id like %s", (prefix + "%",))
+
+
+def test_fork_chain_stops_at_the_depth_limit(dsn: str, logins: Logins) -> None:
+    prefix = f"chain-{uuid.uuid4().hex[:8]}-"
+    with connect(dsn, logins.agent) as conn:
+        conn.execute("select actae.record_event(%s, 'step', '{}')", (prefix + "0",))
+        for depth in range(1, 101):
+            conn.execute("select actae.fork_channel(%s, %s, %s)",
+                         (f"{prefix}{depth - 1}", depth, f"{prefix}{depth}"))
+            conn.execute("select actae.record_event(%s, 'step', '{}')", (f"{prefix}{depth}",))
+        error = refused_with(conn, "AC400", "select actae.fork_channel(%s, 101, %s)",
+                        prefix + "100", prefix + "101")
+        assert error.diag.message_detail is not None
+        assert '"argument": "source_channel_id"' in error.diag.message_detail
+        denied_row = conn.execute("select count(*) from actae.get_channel(%s)",
+                                  (prefix + "100",)).fetchone()
+        assert denied_row == (1,)
+        with pytest.raises(psycopg.Error):
+            conn.execute("select actae.get_channel(%s)", (prefix + "101",))

@@ -1,0 +1,236 @@
+-- Per-tenant quotas (issue 14, F9; docs/hardening.md). A tenant (channels.tenant, a role)
+-- may have a row in actae.quotas (migration 0016), set by actae_operator with set_quota:
+-- at most max_channels channels, max_bytes bytes (as measured by measure_usage) and
+-- max_events_per_channel events in any one of its channels. Exceeding one is SQLSTATE
+-- AC429 (quota_exceeded) and writes nothing. Where each is enforced, and what it costs:
+--   * channels: when a channel is created (actae._new_channel_tenant, in every creation
+--     path), exactly (a count under a per-tenant lock, only for tenants with a quota);
+--   * events per channel: at every append (actae._check_append_quota), from the cursor;
+--   * bytes: at channel creation and at every append, against the usage measure_usage last
+--     recorded (no counter is updated on the write path). Claims and completions are never
+--     checked: the claim+complete hot path pays nothing. The overrun is bounded by what the
+--     tenant writes between two measurements (run measure_usage every minute or so).
+-- The watch cap (actae._check_watch_cap) is a fixed limit, _limit('watched_channels').
+
+-- actae.set_quota — set (or, with every limit null, remove) a tenant's quotas.
+-- Guarantees: a null limit is no limit; 0 forbids (no new channel, no append). The
+-- measured usage of the tenant is kept. Operator only (actae_operator).
+-- Raises: AC400 tenant null or not a tenant (a role granted actae_agent), or a negative
+-- limit (naming the argument).
+create or replace function actae.set_quota(
+    p_tenant regrole,
+    p_max_channels bigint default null,
+    p_max_bytes bigint default null,
+    p_max_events_per_channel bigint default null
+) returns setof actae.quotas
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform actae._require(p_tenant is null, 'tenant');
+    if p_tenant = 'actae_agent'::regrole or p_tenant = 'actae_operator'::regrole
+        or not pg_has_role(p_tenant, 'actae_agent', 'MEMBER') then
+        perform actae._raise(
+            'AC400', format('tenant %s is not a tenant (a role granted actae_agent)', p_tenant),
+            jsonb_build_object('argument', 'tenant', 'tenant', p_tenant::text)
+        );
+    end if;
+    perform actae._check_range(p_max_channels, 'max_channels', 0);
+    perform actae._check_range(p_max_bytes, 'max_bytes', 0);
+    perform actae._check_range(p_max_events_per_channel, 'max_events_per_channel', 0);
+    if p_max_channels is null and p_max_bytes is null and p_max_events_per_channel is null then
+        delete from actae.quotas as q where q.tenant = p_tenant::oid;
+        return;
+    end if;
+    return query
+    insert into actae.quotas as q (tenant, max_channels, max_bytes, max_events_per_channel)
+    values (p_tenant::oid, p_max_channels, p_max_bytes, p_max_events_per_channel)
+    on conflict (tenant) do update set
+        max_channels = excluded.max_channels,
+        max_bytes = excluded.max_bytes,
+        max_events_per_channel = excluded.max_events_per_channel,
+        set_at = pg_catalog.clock_timestamp()
+    returning q.*;
+end;
+$$;
+
+-- actae.measure_usage — measure the bytes and channels of every tenant that has a quota and
+-- record them in actae.quotas (used_bytes, used_channels, measured_at); returns the rows.
+-- Guarantees: bytes are the stored size (pg_column_size, compressed as stored) of the
+-- tenant's channel rows, events, snapshots, operation ids and executions. Scans those
+-- tables for the tenants with a quota: run it periodically (the operator's cron, every
+-- minute or so), not per request. Operator only.
+create or replace function actae.measure_usage() returns setof actae.quotas
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return query
+    with owned as (
+        select c.channel_id, c.tenant, pg_column_size(c.*)::bigint as bytes
+        from actae.channels as c
+        where c.tenant in (select q.tenant from actae.quotas as q)
+    ),
+    usage as (
+        select o.tenant, count(*) as channels,
+            sum(o.bytes + coalesce(ev.bytes, 0) + coalesce(sn.bytes, 0)
+                + coalesce(op.bytes, 0) + coalesce(ex.bytes, 0))::bigint as bytes
+        from owned as o
+        left join lateral (
+            select sum(pg_column_size(e.*)) as bytes from actae.events as e
+            where e.channel_id = o.channel_id
+        ) as ev on true
+        left join lateral (
+            select sum(pg_column_size(s.*)) as bytes from actae.snapshots as s
+            where s.channel_id = o.channel_id
+        ) as sn on true
+        left join lateral (
+            select sum(pg_column_size(p.*)) as bytes from actae.operations as p
+            where p.channel_id = o.channel_id
+        ) as op on true
+        left join lateral (
+            select sum(pg_column_size(x.*)) as bytes from actae.executions as x
+            where x.channel_id = o.channel_id
+        ) as ex on true
+        group by o.tenant
+    )
+
+    update actae.quotas as q set
+        used_bytes = coalesce(u.bytes, 0),
+        used_channels = coalesce(u.channels, 0),
+        measured_at = actae._now()
+    from actae.quotas as q2
+    left join usage as u on u.tenant = q2.tenant
+    where q.tenant = q2.tenant
+    returning q.*;
+end;
+$$;
+
+-- actae._quota_exceeded — raise AC429 for quota p_quota of tenant p_tenant.
+-- Guarantees: the message names the tenant, the quota, its limit and the usage; DETAIL
+-- carries them as JSON (plus p_extra).
+create or replace function actae._quota_exceeded(
+    p_tenant oid,
+    p_quota text,
+    p_limit bigint,
+    p_used bigint,
+    p_extra jsonb default '{}'
+) returns void
+language plpgsql
+stable
+as $$
+begin
+    perform actae._raise(
+        'AC429',
+        format('tenant %s is at its quota %s of %s (it has %s)', p_tenant::regrole, p_quota,
+            p_limit, p_used),
+        jsonb_build_object(
+            'tenant', p_tenant::regrole::text, 'quota', p_quota, 'limit', p_limit,
+            'used', p_used
+        ) || coalesce(p_extra, '{}'::jsonb)
+    );
+end;
+$$;
+
+-- actae._new_channel_tenant — the tenant that a channel p_channel_id about to be created
+-- belongs to (actae._caller_tenant()), once its quotas allow one more channel.
+-- Guarantees: for a tenant with a max_channels quota, creations are serialised per tenant
+-- (a transaction advisory lock) and counted exactly, so the quota is never exceeded, also
+-- by concurrent creators; a channel that already exists is not counted again. A tenant
+-- without a quota row pays one primary-key probe.
+-- Raises: AC429 when the tenant has max_channels channels, or its measured bytes reached
+-- max_bytes; AC400 from actae._caller_tenant.
+create or replace function actae._new_channel_tenant(
+    p_channel_id text
+) returns oid
+language plpgsql
+volatile
+as $$
+declare
+    v_tenant oid := actae._caller_tenant();
+    v_quota actae.quotas;
+    v_count bigint;
+begin
+    select q.* into v_quota from actae.quotas as q where q.tenant = v_tenant;
+    if not found or (v_quota.max_channels is null and v_quota.max_bytes is null)
+        or exists (select from actae.channels as c where c.channel_id = p_channel_id) then
+        return v_tenant;
+    end if;
+    if v_quota.used_bytes >= v_quota.max_bytes then
+        perform actae._quota_exceeded(v_tenant, 'max_bytes', v_quota.max_bytes,
+            v_quota.used_bytes, jsonb_build_object('measured_at', v_quota.measured_at));
+    end if;
+    if v_quota.max_channels is not null then
+        -- 1633907810: Actae's channel-quota lock class (the purge guard's class + 1).
+        perform pg_advisory_xact_lock(1633907810, v_tenant::integer);
+        select count(*) into v_count from actae.channels as c where c.tenant = v_tenant;
+        if v_count >= v_quota.max_channels then
+            perform actae._quota_exceeded(v_tenant, 'max_channels', v_quota.max_channels,
+                v_count, jsonb_build_object('channel_id', p_channel_id));
+        end if;
+    end if;
+    return v_tenant;
+end;
+$$;
+
+-- actae._check_append_quota — AC429 when one more event in p_channel would pass its
+-- tenant's max_events_per_channel, or the tenant's measured bytes reached max_bytes.
+-- One primary-key probe of actae.quotas per append; nothing when the tenant has no row.
+create or replace function actae._check_append_quota(
+    p_channel actae.channels
+) returns void
+language plpgsql
+stable
+as $$
+declare
+    v_quota actae.quotas;
+begin
+    select q.* into v_quota from actae.quotas as q where q.tenant = p_channel.tenant;
+    if not found then
+        return;
+    end if;
+    if p_channel.head_cursor >= v_quota.max_events_per_channel then
+        perform actae._quota_exceeded(p_channel.tenant, 'max_events_per_channel',
+            v_quota.max_events_per_channel, p_channel.head_cursor,
+            jsonb_build_object('channel_id', p_channel.channel_id));
+    end if;
+    if v_quota.used_bytes >= v_quota.max_bytes then
+        perform actae._quota_exceeded(p_channel.tenant, 'max_bytes', v_quota.max_bytes,
+            v_quota.used_bytes, jsonb_build_object(
+                'channel_id', p_channel.channel_id, 'measured_at', v_quota.measured_at));
+    end if;
+end;
+$$;
+
+-- actae._check_watch_cap — AC429 when registering a watch on p_channel would give its
+-- tenant more than _limit('watched_channels') channels watched at once. Renewing a live
+-- registration is always allowed. Serialised per tenant (transaction advisory lock) so
+-- concurrent registrations cannot pass the cap together; counts from channels_watched_idx.
+create or replace function actae._check_watch_cap(
+    p_channel actae.channels,
+    p_now timestamptz
+) returns void
+language plpgsql
+volatile
+as $$
+declare
+    v_count bigint;
+begin
+    if p_channel.watched_until > p_now then
+        return;
+    end if;
+    -- 1633907811: Actae's watch-cap lock class.
+    perform pg_advisory_xact_lock(1633907811, p_channel.tenant::integer);
+    select count(*) into v_count from actae.channels as c
+    where c.tenant = p_channel.tenant and c.watched_until > p_now;
+    if v_count >= actae._limit('watched_channels') then
+        perform actae._quota_exceeded(p_channel.tenant, 'watched_channels',
+            actae._limit('watched_channels'), v_count,
+            jsonb_build_object('channel_id', p_channel.channel_id));
+    end if;
+end;
+$$;
