@@ -35,7 +35,9 @@ begin
         return query
         select r.*
         from actae.executions as e
-        cross join lateral actae._execution_row(e, null, false) as r
+        -- row(e.*), not e: on Citus this statement runs on the channel's shard, where e
+        -- is the shard's row type, which _execution_row does not take.
+        cross join lateral actae._execution_row(row(e.*)::actae.executions, null, false) as r
         where e.channel_id = p_channel_id and e.status = 'completed'
             and (p_after_key_name is null or e.key_name > p_after_key_name)
         order by e.key_name

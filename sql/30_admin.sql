@@ -133,6 +133,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_channel actae.channels;
+    v_time_zone text := pg_catalog.current_setting('TimeZone');
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years' then
@@ -145,8 +146,15 @@ begin
     if p_key_ttl < v_channel.key_ttl or (p_key_ttl is not null and v_channel.key_ttl is null)
         then
         -- Shorter than the lifetime its finished keys live under: they keep that one.
+        -- finished_at + key_ttl in the session's time zone, spelled with immutable
+        -- functions: Citus refuses stable ones on a column in an UPDATE (timestamptz +
+        -- interval is stable), and the zone is read once into v_time_zone.
         update actae.executions as e set
-            retain_until = coalesce(e.finished_at + v_channel.key_ttl, 'infinity')
+            retain_until = coalesce(
+                ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
+                at time zone v_time_zone,
+                'infinity'
+            )
         where e.channel_id = p_channel_id and e.retain_until is null
             and not actae._in_flight(e.status);
     end if;

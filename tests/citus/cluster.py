@@ -176,8 +176,11 @@ class Cluster:
 
 
 def citus_installed() -> bool:
-    libdir = subprocess.run([str(PG_BIN / "pg_config"), "--pkglibdir"], check=False,
-                            text=True, capture_output=True).stdout.strip()
+    try:
+        libdir = subprocess.run([str(PG_BIN / "pg_config"), "--pkglibdir"], check=False,
+                                text=True, capture_output=True).stdout.strip()
+    except OSError:  # no PostgreSQL there at all
+        return False
     libdir = libdir or "/usr/lib/postgresql/15/lib"
     return (Path(libdir) / "citus.so").exists()
 
