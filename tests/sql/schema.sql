@@ -444,6 +444,14 @@ CREATE FUNCTION actae._channel_row(p_channel actae.channels) RETURNS actae.chann
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_append_quota(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_append_quota(p_channel actae.channels) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_batch(integer, integer, text, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -500,13 +508,21 @@ CREATE FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _uuid7(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._uuid7() RETURNS uuid
+    LANGUAGE sql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: executions; Type: TABLE; Schema: actae; Owner: -
 --
 
 CREATE TABLE actae.executions (
     channel_id text NOT NULL,
     key_name text NOT NULL,
-    execution_id uuid NOT NULL,
+    execution_id uuid DEFAULT actae._uuid7() NOT NULL,
     tool_name text NOT NULL,
     params jsonb NOT NULL,
     dedup_fields text[],
@@ -557,6 +573,14 @@ CREATE FUNCTION actae._check_text(p_value text, p_argument text) RETURNS void
 
 CREATE FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _check_watch_cap(actae.channels, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -852,18 +876,18 @@ CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _new_channel_tenant(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._new_channel_tenant(p_channel_id text) RETURNS oid
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _no_channel(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._no_channel(p_channel_id text) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    AS $$ (body in sql/) $$;
-
---
--- Name: _no_execution(uuid); Type: FUNCTION; Schema: actae; Owner: -
---
-
-CREATE FUNCTION actae._no_execution(p_execution_id uuid) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -921,6 +945,14 @@ CREATE FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestam
 
 CREATE FUNCTION actae._queue_topic(p_queue text) RETURNS text
     LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _quota_exceeded(oid, text, bigint, bigint, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._quota_exceeded(p_tenant oid, p_quota text, p_limit bigint, p_used bigint, p_extra jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -1458,6 +1490,34 @@ CREATE FUNCTION actae.list_runs(p_queue text DEFAULT NULL::text, p_status text D
     AS $$ (body in sql/) $$;
 
 --
+-- Name: quotas; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.quotas (
+    tenant oid NOT NULL,
+    max_channels bigint,
+    max_bytes bigint,
+    max_events_per_channel bigint,
+    used_bytes bigint,
+    used_channels bigint,
+    measured_at timestamp with time zone,
+    set_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    CONSTRAINT quotas_max_bytes_check CHECK ((max_bytes >= 0)),
+    CONSTRAINT quotas_max_channels_check CHECK ((max_channels >= 0)),
+    CONSTRAINT quotas_max_events_per_channel_check CHECK ((max_events_per_channel >= 0))
+);
+
+--
+-- Name: measure_usage(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.measure_usage() RETURNS SETOF actae.quotas
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: purge(interval, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -1502,6 +1562,16 @@ CREATE FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_token uui
 --
 
 CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS actae.channel_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: set_quota(regrole, bigint, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint DEFAULT NULL::bigint, p_max_bytes bigint DEFAULT NULL::bigint, p_max_events_per_channel bigint DEFAULT NULL::bigint) RETURNS SETOF actae.quotas
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
@@ -1827,6 +1897,13 @@ ALTER TABLE ONLY actae.operations
     ADD CONSTRAINT operations_pkey PRIMARY KEY (channel_id, operation_id);
 
 --
+-- Name: quotas quotas_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.quotas
+    ADD CONSTRAINT quotas_pkey PRIMARY KEY (tenant);
+
+--
 -- Name: runs runs_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
 --
 
@@ -1889,6 +1966,12 @@ CREATE INDEX channels_parent_idx ON actae.channels USING btree (parent_channel_i
 --
 
 CREATE INDEX channels_tenant_idx ON actae.channels USING btree (tenant, channel_id);
+
+--
+-- Name: channels_watched_idx; Type: INDEX; Schema: actae; Owner: -
+--
+
+CREATE INDEX channels_watched_idx ON actae.channels USING btree (tenant, watched_until) WHERE (watched_until IS NOT NULL);
 
 --
 -- Name: execution_traces_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
@@ -1990,6 +2073,12 @@ REVOKE ALL ON FUNCTION actae._channel_health(p_channel_id text, OUT o_executions
 REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_append_quota(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_append_quota(p_channel actae.channels) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2030,6 +2119,12 @@ REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min
 --
 
 REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint, p_max bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _uuid7(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._uuid7() FROM PUBLIC;
 
 --
 -- Name: COLUMN executions.channel_id; Type: ACL; Schema: actae; Owner: -
@@ -2204,6 +2299,12 @@ REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text) FROM PUB
 --
 
 REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text, p_max_bytes integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _check_watch_cap(p_channel actae.channels, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: COLUMN runs.channel_id; Type: ACL; Schema: actae; Owner: -
@@ -2530,16 +2631,16 @@ REVOKE ALL ON FUNCTION actae._may_read(p_tenant oid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._may_read_channel(p_channel_id text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _new_channel_tenant(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._new_channel_tenant(p_channel_id text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _no_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._no_channel(p_channel_id text) FROM PUBLIC;
-
---
--- Name: FUNCTION _no_execution(p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
---
-
-REVOKE ALL ON FUNCTION actae._no_execution(p_execution_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
@@ -2582,6 +2683,12 @@ REVOKE ALL ON FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff t
 --
 
 REVOKE ALL ON FUNCTION actae._queue_topic(p_queue text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _quota_exceeded(p_tenant oid, p_quota text, p_limit bigint, p_used bigint, p_extra jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._quota_exceeded(p_tenant oid, p_quota text, p_limit bigint, p_used bigint, p_extra jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _raise(p_code text, p_message text, p_detail jsonb); Type: ACL; Schema: actae; Owner: -
@@ -2977,6 +3084,19 @@ GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text,
 GRANT ALL ON FUNCTION actae.list_runs(p_queue text, p_status text, p_agent text, p_max_rows integer) TO actae_auditor;
 
 --
+-- Name: TABLE quotas; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.quotas TO actae_auditor;
+
+--
+-- Name: FUNCTION measure_usage(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.measure_usage() FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.measure_usage() TO actae_operator;
+
+--
 -- Name: FUNCTION purge(p_older_than interval, p_batch_size integer); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -3011,6 +3131,13 @@ GRANT ALL ON FUNCTION actae.set_execution_trace(p_execution_id uuid, p_claim_tok
 
 REVOKE ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) TO actae_agent;
+
+--
+-- Name: FUNCTION set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) TO actae_operator;
 
 --
 -- Name: FUNCTION sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
