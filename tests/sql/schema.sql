@@ -483,13 +483,21 @@ CREATE FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _uuid7(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._uuid7() RETURNS uuid
+    LANGUAGE sql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: executions; Type: TABLE; Schema: actae; Owner: -
 --
 
 CREATE TABLE actae.executions (
     channel_id text NOT NULL,
     key_name text NOT NULL,
-    execution_id uuid NOT NULL,
+    execution_id uuid DEFAULT actae._uuid7() NOT NULL,
     tool_name text NOT NULL,
     params jsonb NOT NULL,
     dedup_fields text[],
@@ -1934,6 +1942,12 @@ REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min
 --
 
 REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint, p_max bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _uuid7(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._uuid7() FROM PUBLIC;
 
 --
 -- Name: COLUMN executions.channel_id; Type: ACL; Schema: actae; Owner: -
