@@ -348,12 +348,14 @@ async def bench(quick: bool) -> dict[str, Any]:
     return results
 
 
-def run(quick: bool = False) -> dict[str, Any]:
-    """Measure, write docs/bench/langgraph_saver.{json,md}, return the results."""
+def run(quick: bool = False, out: Path | None = None) -> dict[str, Any]:
+    """Measure, write langgraph_saver.{json,md} into `out` (docs/bench/ by default), return
+    the results."""
     results = asyncio.run(bench(quick))
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "langgraph_saver.json").write_text(json.dumps(results, indent=1) + "\n")
-    (OUT / "langgraph_saver.md").write_text(markdown(results))
+    out = out or OUT
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "langgraph_saver.json").write_text(json.dumps(results, indent=1) + "\n")
+    (out / "langgraph_saver.md").write_text(markdown(results))
     print(markdown(results))
     return results
 

@@ -531,7 +531,9 @@ def bench_driver(plan: Plan) -> dict[str, Any]:
 
 GROUPS = {"claim": bench_claim, "driver": bench_driver, "transitions": bench_transitions,
           "forks": bench_forks, "scale": bench_scale, "runs": bench_runs}
-GROUPS["langgraph"] = lambda plan: langgraph_saver.run(plan.duration < 4.0)
+# A quick run writes its langgraph_saver.{json,md} to the scratch folder too.
+GROUPS["langgraph"] = lambda plan: langgraph_saver.run(
+    plan.quick, QUICK_OUT if plan.quick else None)
 
 
 def main() -> None:
