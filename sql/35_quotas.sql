@@ -15,10 +15,11 @@
 -- actae.set_quota — set (or, with every limit null, remove) a tenant's quotas.
 -- Guarantees: a null limit is no limit; 0 forbids (no new channel, no append). The
 -- measured usage of the tenant is kept. Operator only (actae_operator).
--- Raises: AC400 tenant null or not a tenant (a role granted actae_agent), or a negative
--- limit (naming the argument).
+-- p_tenant is the tenant role's name (as rolname, not quoted).
+-- Raises: AC400 tenant null, empty, or not a tenant (a role granted actae_agent), or a
+-- negative limit (naming the argument).
 create or replace function actae.set_quota(
-    p_tenant regrole,
+    p_tenant text,
     p_max_channels bigint default null,
     p_max_bytes bigint default null,
     p_max_events_per_channel bigint default null
@@ -28,25 +29,28 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_tenant oid;
 begin
-    perform actae._require(p_tenant is null, 'tenant');
-    if p_tenant = 'actae_agent'::regrole or p_tenant = 'actae_operator'::regrole
-        or not pg_has_role(p_tenant, 'actae_agent', 'MEMBER') then
+    perform actae._check_text(p_tenant, 'tenant', 63);
+    v_tenant := to_regrole(quote_ident(p_tenant));
+    if v_tenant is null or v_tenant in ('actae_agent'::regrole, 'actae_operator'::regrole)
+        or not pg_has_role(v_tenant, 'actae_agent', 'MEMBER') then
         perform actae._raise(
             'AC400', format('tenant %s is not a tenant (a role granted actae_agent)', p_tenant),
-            jsonb_build_object('argument', 'tenant', 'tenant', p_tenant::text)
+            jsonb_build_object('argument', 'tenant', 'tenant', p_tenant)
         );
     end if;
     perform actae._check_range(p_max_channels, 'max_channels', 0);
     perform actae._check_range(p_max_bytes, 'max_bytes', 0);
     perform actae._check_range(p_max_events_per_channel, 'max_events_per_channel', 0);
     if p_max_channels is null and p_max_bytes is null and p_max_events_per_channel is null then
-        delete from actae.quotas as q where q.tenant = p_tenant::oid;
+        delete from actae.quotas as q where q.tenant = v_tenant;
         return;
     end if;
     return query
     insert into actae.quotas as q (tenant, max_channels, max_bytes, max_events_per_channel)
-    values (p_tenant::oid, p_max_channels, p_max_bytes, p_max_events_per_channel)
+    values (v_tenant, p_max_channels, p_max_bytes, p_max_events_per_channel)
     on conflict (tenant) do update set
         max_channels = excluded.max_channels,
         max_bytes = excluded.max_bytes,
