@@ -63,9 +63,9 @@ $$;
 -- actae.measure_usage — measure the bytes and channels of every tenant that has a quota and
 -- record them in actae.quotas (used_bytes, used_channels, measured_at); returns the rows.
 -- Guarantees: bytes are the stored size (pg_column_size, compressed as stored) of the
--- tenant's channel rows, events, snapshots, operation ids and executions. Scans those
--- tables for the tenants with a quota: run it periodically (the operator's cron, every
--- minute or so), not per request. Operator only.
+-- tenant's channel rows, events, snapshots, operation ids and executions. Reads those
+-- tables whole (one pass each): run it periodically (the operator's cron, every minute or
+-- so), not per request. Operator only.
 create or replace function actae.measure_usage() returns setof actae.quotas
 language plpgsql
 volatile
@@ -75,31 +75,20 @@ as $$
 begin
     return query
     with owned as (
-        select c.channel_id, c.tenant, pg_column_size(c.*)::bigint as bytes
-        from actae.channels as c
+        select c.channel_id, c.tenant from actae.channels as c
         where c.tenant in (select q.tenant from actae.quotas as q)
     ),
+    sizes as (
+        select c.channel_id, pg_column_size(c.*) as bytes from actae.channels as c
+        union all select e.channel_id, pg_column_size(e.*) from actae.events as e
+        union all select s.channel_id, pg_column_size(s.*) from actae.snapshots as s
+        union all select p.channel_id, pg_column_size(p.*) from actae.operations as p
+        union all select x.channel_id, pg_column_size(x.*) from actae.executions as x
+    ),
     usage as (
-        select o.tenant, count(*) as channels,
-            sum(o.bytes + coalesce(ev.bytes, 0) + coalesce(sn.bytes, 0)
-                + coalesce(op.bytes, 0) + coalesce(ex.bytes, 0))::bigint as bytes
+        select o.tenant, count(distinct o.channel_id) as channels, sum(z.bytes)::bigint as bytes
         from owned as o
-        left join lateral (
-            select sum(pg_column_size(e.*)) as bytes from actae.events as e
-            where e.channel_id = o.channel_id
-        ) as ev on true
-        left join lateral (
-            select sum(pg_column_size(s.*)) as bytes from actae.snapshots as s
-            where s.channel_id = o.channel_id
-        ) as sn on true
-        left join lateral (
-            select sum(pg_column_size(p.*)) as bytes from actae.operations as p
-            where p.channel_id = o.channel_id
-        ) as op on true
-        left join lateral (
-            select sum(pg_column_size(x.*)) as bytes from actae.executions as x
-            where x.channel_id = o.channel_id
-        ) as ex on true
+        inner join sizes as z on o.channel_id = z.channel_id
         group by o.tenant
     )
 
