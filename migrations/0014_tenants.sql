@@ -12,16 +12,22 @@
 -- agent could do yesterday fails after the upgrade). An operator moves them to a tenant
 -- with actae.assign_tenant / `actae tenant assign` (docs/tenants.md).
 --
+-- Every function sets tenant explicitly; the column default (the inserting login itself) only
+-- serves rows inserted by hand (fixtures, bulk loads by an administrator), and fails closed:
+-- such a row belongs to that login alone, never to everyone.
+--
 -- written_by is the session_user (the login, not the definer) that wrote the row: the
 -- event's appender, the execution's last claimer, completer or failer. 4 bytes; null on
 -- rows written before this migration (unknown). Read it as written_by::regrole.
 alter table actae.channels
 add column tenant oid not null default pg_catalog.to_regrole('actae_agent')::oid;
-alter table actae.channels alter column tenant drop default;
+alter table actae.channels
+alter column tenant set default pg_catalog.quote_ident(session_user)::regrole::oid;
 
 alter table actae.executions
 add column tenant oid not null default pg_catalog.to_regrole('actae_agent')::oid;
-alter table actae.executions alter column tenant drop default;
+alter table actae.executions
+alter column tenant set default pg_catalog.quote_ident(session_user)::regrole::oid;
 
 alter table actae.executions add column written_by oid;
 alter table actae.executions
@@ -31,8 +37,8 @@ alter table actae.events add column written_by oid;
 alter table actae.events
 alter column written_by set default pg_catalog.quote_ident(session_user)::regrole::oid;
 
--- Listings of one tenant's channels (list_channels, claim_run's tenant filter).
-create index channels_tenant_idx on actae.channels (tenant, channel_id);
+-- No index on tenant: every check reads a row found by its key (pg_has_role on its tenant),
+-- and the listings filter rows they read anyway.
 
 -- actae_auditor reads every column but claim_token (0004): these too.
 grant select (tenant, written_by) on actae.executions to actae_auditor;

@@ -217,7 +217,7 @@ begin
     select e.* into v_row from actae.executions as e
     where e.channel_id = p_channel_id and e.execution_id = p_execution_id;
     if not found or not actae._owns(v_row.tenant) then
-        -- Another tenant's execution answers as an unknown one (actae._no_execution).
+        -- Another tenant's execution answers exactly as an unknown one.
         perform actae._raise(
             'AC404',
             format('execution %s does not exist', p_execution_id),

@@ -8,7 +8,7 @@
 -- or granted actae_agent directly; else the NOLOGIN roles granted to it directly that are
 -- granted actae_agent directly (actae_operator is not a tenant). Empty: a caller in no
 -- tenant (a global auditor or operator). Reads the catalogs: not for the hot path.
-create or replace function actae._caller_tenants() returns oid []
+create or replace function actae._caller_tenants() returns oid[]
 language sql
 stable
 as $$
@@ -123,22 +123,6 @@ begin
     perform actae._raise(
         'AC404', format('channel %s does not exist', p_channel_id),
         jsonb_build_object('channel_id', p_channel_id)
-    );
-end;
-$$;
-
--- actae._no_execution — raise the AC404 of an unknown execution id (also for another
--- tenant's execution).
-create or replace function actae._no_execution(
-    p_execution_id uuid
-) returns void
-language plpgsql
-immutable
-as $$
-begin
-    perform actae._raise(
-        'AC404', format('execution %s does not exist', p_execution_id),
-        jsonb_build_object('execution_id', p_execution_id)
     );
 end;
 $$;

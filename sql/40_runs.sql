@@ -57,9 +57,9 @@ end;
 $$;
 
 -- actae._run_fenced_error — explain why a fenced run write matched no row.
--- Guarantees: AC404 when the run does not exist (or its channel is another tenant's); AC423 when p_claim_token is not the
--- current token (checked first: a parked or requeued run has none); AC409 when the run is
--- already over. DETAIL is JSON.
+-- Guarantees: AC404 when the run does not exist (or its channel is another tenant's); AC423
+-- when p_claim_token is not the current token (checked first: a parked or requeued run has
+-- none); AC409 when the run is already over. DETAIL is JSON.
 create or replace function actae._run_fenced_error(
     p_channel_id text,
     p_claim_token uuid,

@@ -3,12 +3,16 @@
 `.ci/with-db.sh .venv/bin/python tests/bench/tenant_overhead.py [--base main] [--seconds 2]
 [--rounds 7]`
 
-Two databases on the server of $ACTAE_DSN: `tenant_before` migrated from the git ref --base
-(the code without tenants), `tenant_after` from this tree. Both are driven by the same
-non-superuser login, a member of a NOLOGIN tenant role granted actae_agent (so the checks
-really run: a superuser passes pg_has_role without looking at memberships). Each round
-measures every (path, database) pair for --seconds, in alternating order, through psycopg
-with prepared statements; the table shows the median throughput per pair and after/before.
+Three databases on the server of $ACTAE_DSN: `tenant_before` migrated from the git ref
+--base (the code without tenants), `tenant_after` and `tenant_control` from this tree (the
+control is an A/A check: control/after shows how far two identical setups differ on this
+machine right now). All are driven by the same non-superuser login, a member of a NOLOGIN
+tenant role granted actae_agent (so the checks really run: a superuser passes pg_has_role
+without looking at memberships). Each round measures every (path, database) pair for
+--seconds, in rotating order: claim+complete and replay through psycopg with prepared
+statements (one commit per call), and "server" paths that run 2000 claim+complete pairs (or
+replays) in one DO block, which is the functions' server CPU without commits and round trips.
+The table shows the median per pair and the ratios.
 """
 
 from __future__ import annotations
@@ -96,13 +100,46 @@ def _replay(conn: psycopg.Connection[Any]) -> Callable[[], None]:
     return op
 
 
-def _rate(op: Callable[[], None], seconds: float) -> float:
-    for _ in range(50):
+SERVER_PAIRS = """
+do $$
+declare r record; c text := 'loop-' || md5(random()::text);
+begin
+  for i in 1..2000 loop
+    select * into r from actae.claim_execution(c, 'k' || i, 'search', '{"q": "actae"}');
+    perform actae.complete_execution(r.execution_id, r.claim_token, '{"ok": true}', c);
+  end loop;
+end $$
+"""
+
+SERVER_REPLAYS = """
+do $$
+declare r record; c text := 'loopr-' || md5(random()::text);
+begin
+  select * into r from actae.claim_execution(c, 'k', 'search', '{"q": "actae"}');
+  perform actae.complete_execution(r.execution_id, r.claim_token, '{"ok": true}', c);
+  for i in 1..2000 loop
+    perform actae.claim_execution(c, 'k', 'search', '{"q": "actae"}');
+  end loop;
+end $$
+"""
+
+
+def _server(statement: str) -> Callable[[psycopg.Connection[Any]], Callable[[], None]]:
+    """2000 operations in one statement; the op counts as 2000."""
+    def make(conn: psycopg.Connection[Any]) -> Callable[[], None]:
+        def op() -> None:
+            conn.execute(statement)
+        return op
+    return make
+
+
+def _rate(op: Callable[[], None], seconds: float, per_op: int = 1) -> float:
+    for _ in range(50 // per_op + 1):
         op()
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         op()
-        done += 1
+        done += per_op
     return done / (time.perf_counter() - start)
 
 
@@ -117,25 +154,33 @@ def main() -> None:
     _roles(admin)
     with tempfile.TemporaryDirectory() as tmp:
         dsns = {"before": _database(admin, "tenant_before", _tree_of(args.base, Path(tmp))),
-                "after": _database(admin, "tenant_after", ROOT)}
+                "after": _database(admin, "tenant_after", ROOT),
+                "control": _database(admin, "tenant_control", ROOT)}
     login = {k: make_conninfo(v, user=LOGIN) for k, v in dsns.items()}
     conns = {k: psycopg.connect(v, autocommit=True) for k, v in login.items()}
-    paths = {"claim+complete": _claim_complete, "replay": _replay}
+    paths: dict[str, tuple[Callable[[psycopg.Connection[Any]], Callable[[], None]], int]] = {
+        "claim+complete": (_claim_complete, 1), "replay": (_replay, 1),
+        "server claim+complete": (_server(SERVER_PAIRS), 2000),
+        "server replay": (_server(SERVER_REPLAYS), 2000),
+    }
+    names = ["before", "after", "control"]
     rates: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
-        order = ["before", "after"] if r % 2 == 0 else ["after", "before"]
-        for path, make in paths.items():
+        order = names[r % 3:] + names[:r % 3]
+        for path, (make, per_op) in paths.items():
             for db in order:
-                rates.setdefault((path, db), []).append(_rate(make(conns[db]), args.seconds))
+                rates.setdefault((path, db), []).append(
+                    _rate(make(conns[db]), args.seconds, per_op))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     server = conninfo_to_dict(admin)
     print(f"server {server.get('host')}:{server.get('port')}, login {LOGIN} in tenant {TENANT},"
           f" {args.rounds} rounds x {args.seconds} s, c=1, medians (ops/s)")
-    print(f"{'path':<16}{'before':>10}{'after':>10}{'after/before':>14}")
+    print(f"{'path':<24}{'before':>9}{'after':>9}{'control':>9}{'after/before':>14}"
+          f"{'control/after':>15}")
     for path in paths:
-        before = statistics.median(rates[(path, "before")])
-        after = statistics.median(rates[(path, "after")])
-        print(f"{path:<16}{before:>10.0f}{after:>10.0f}{after / before:>14.3f}")
+        before, after, control = (statistics.median(rates[(path, n)]) for n in names)
+        print(f"{path:<24}{before:>9.0f}{after:>9.0f}{control:>9.0f}{after / before:>14.3f}"
+              f"{control / after:>15.3f}")
     for conn in conns.values():
         conn.close()
 

@@ -392,7 +392,7 @@ CREATE TABLE actae.channels (
     key_ttl interval,
     watched_until timestamp with time zone,
     wake_event_type text,
-    tenant oid NOT NULL
+    tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL
 );
 
 --
@@ -537,7 +537,7 @@ CREATE TABLE actae.executions (
     heartbeat_at timestamp with time zone,
     finished_at timestamp with time zone,
     retain_until timestamp with time zone,
-    tenant oid NOT NULL,
+    tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL,
     written_by oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid
 );
 ALTER TABLE ONLY actae.executions ALTER COLUMN params SET COMPRESSION lz4;
@@ -880,14 +880,6 @@ CREATE FUNCTION actae._new_channel_tenant(p_channel_id text) RETURNS oid
 --
 
 CREATE FUNCTION actae._no_channel(p_channel_id text) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    AS $$ (body in sql/) $$;
-
---
--- Name: _no_execution(uuid); Type: FUNCTION; Schema: actae; Owner: -
---
-
-CREATE FUNCTION actae._no_execution(p_execution_id uuid) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -2635,12 +2627,6 @@ REVOKE ALL ON FUNCTION actae._new_channel_tenant(p_channel_id text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._no_channel(p_channel_id text) FROM PUBLIC;
-
---
--- Name: FUNCTION _no_execution(p_execution_id uuid); Type: ACL; Schema: actae; Owner: -
---
-
-REVOKE ALL ON FUNCTION actae._no_execution(p_execution_id uuid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -

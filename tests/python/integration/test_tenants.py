@@ -1,0 +1,117 @@
+"""Tenant helpers (actae.tenants) and the ``actae tenant`` commands, on a real database: the
+roles they create really isolate two tenants, and every refusal changes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from actae import tenants
+from actae.errors import InvalidInput, NotFound
+
+ACTAE = Path(sys.executable).parent / "actae"
+
+
+@pytest.fixture
+def names(conn: psycopg.Connection) -> Iterator[dict[str, str]]:
+    """Fresh role names; every role with one of them is dropped afterwards."""
+    tag = uuid.uuid4().hex[:8]
+    made = {k: f"tt_{k}_{tag}" for k in ("shop", "bank", "w1", "w2", "plain", "self")}
+    yield made
+    for role in reversed(list(made.values())):
+        if conn.execute("select 1 from pg_roles where rolname = %s", (role,)).fetchone():
+            conn.execute(sql.SQL("drop owned by {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("drop role {}").format(sql.Identifier(role)))
+
+
+def run(dsn: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(ACTAE), *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "ACTAE_DSN": dsn})
+
+
+def roles(conn: psycopg.Connection) -> list[tuple[str, ...]]:
+    return [tuple(r) for r in conn.execute(
+        "select r.rolname, m.roleid::regrole::text from pg_roles as r"
+        " left join pg_auth_members as m on m.member = r.oid"
+        " where r.rolname like 'tt\\_%' order by 1, 2").fetchall()]
+
+
+def test_create_tenant_and_add_logins(conn: psycopg.Connection, names: dict[str, str]) -> None:
+    shop = tenants.create_tenant(conn, names["shop"])
+    assert shop == tenants.Tenant(names["shop"], ())
+    assert tenants.create_tenant(conn, names["shop"]) == shop  # again: unchanged
+    added = tenants.add_tenant_login(conn, names["shop"], names["w1"], create=True)
+    assert added.logins == (names["w1"],)
+    assert tenants.add_tenant_login(conn, names["shop"], names["w1"]).logins == (names["w1"],)
+    assert tenants.get_tenant(conn, names["shop"]) in tenants.list_tenants(conn)
+    row = conn.execute("select rolcanlogin from pg_roles where rolname = %s",
+                       (names["shop"],)).fetchone()
+    assert row == (False,)
+
+
+def test_refusals_change_nothing(conn: psycopg.Connection, names: dict[str, str]) -> None:
+    tenants.create_tenant(conn, names["shop"])
+    tenants.create_tenant(conn, names["bank"])
+    tenants.add_tenant_login(conn, names["shop"], names["w1"], create=True)
+    conn.execute(sql.SQL("create role {} login").format(sql.Identifier(names["plain"])))
+    conn.execute(sql.SQL("create role {} login").format(sql.Identifier(names["self"])))
+    conn.execute(sql.SQL("grant actae_agent to {}").format(sql.Identifier(names["self"])))
+    before = roles(conn)
+    refusals = [
+        (lambda: tenants.create_tenant(conn, names["plain"]), "is not a tenant"),
+        (lambda: tenants.create_tenant(conn, "actae_agent"), "Actae's own roles"),
+        (lambda: tenants.create_tenant(conn, ""), "1..63 bytes"),
+        (lambda: tenants.add_tenant_login(conn, names["bank"], names["w1"]),
+         f"already belongs to tenant {names['shop']}"),
+        (lambda: tenants.add_tenant_login(conn, names["bank"], names["self"]),
+         "granted actae_agent directly"),
+        (lambda: tenants.add_tenant_login(conn, names["bank"], names["w2"]), "does not exist"),
+        (lambda: tenants.add_tenant_login(conn, names["plain"], names["w2"], create=True),
+         "does not exist"),
+        (lambda: tenants.get_tenant(conn, names["plain"]), "does not exist"),
+    ]
+    for call, message in refusals:
+        with pytest.raises(InvalidInput, match=message):
+            call()
+    assert roles(conn) == before
+
+
+def test_cli_tenants_isolate_and_assign(dsn: str, conn: psycopg.Connection,
+                                       names: dict[str, str]) -> None:
+    for args in (("tenant", "create", names["shop"]), ("tenant", "create", names["bank"]),
+                 ("tenant", "add-login", names["shop"], names["w1"], "--create"),
+                 ("tenant", "add-login", names["bank"], names["w2"], "--create")):
+        done = run(dsn, *args)
+        assert done.returncode == 0, done.stderr
+    listed = json.loads(run(dsn, "tenant", "list", "--json").stdout)
+    assert {"tenant": names["shop"], "logins": [names["w1"]]} in listed
+    refused = run(dsn, "tenant", "add-login", names["bank"], names["w1"])
+    assert refused.returncode == 1 and "already belongs" in refused.stderr
+    channel = f"tt-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(make_conninfo(dsn, user=names["w1"]), autocommit=True) as w1, \
+            psycopg.connect(make_conninfo(dsn, user=names["w2"]), autocommit=True) as w2:
+        w1.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+        with pytest.raises(psycopg.Error) as raised:
+            w2.execute("select * from actae.get_channel(%s)", (channel,))
+        assert raised.value.sqlstate == "AC404"
+        moved = run(dsn, "tenant", "assign", channel, names["bank"])
+        assert moved.returncode == 0, moved.stderr
+        assert w2.execute("select head_cursor from actae.get_channel(%s)",
+                          (channel,)).fetchone() == (1,)
+        with pytest.raises(psycopg.Error) as raised:
+            w1.execute("select * from actae.get_channel(%s)", (channel,))
+        assert raised.value.sqlstate == "AC404"
+    with pytest.raises(NotFound):
+        tenants.assign_tenant(conn, "tt-no-such-channel", names["bank"])
+    with pytest.raises(InvalidInput):
+        tenants.assign_tenant(conn, channel, names["w1"])
