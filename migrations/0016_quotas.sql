@@ -5,6 +5,9 @@
 --   has none. used_bytes / used_channels / measured_at are written by actae.measure_usage
 --   (periodic, operator): the bytes quota is enforced against that measurement, so it may
 --   be overrun by what the tenant writes between two measurements (docs/hardening.md).
+-- * channels_tenant_idx: a tenant's channels, for the exact max_channels count at channel
+--   creation (only for tenants with that quota). tenant never changes, so appends' channel
+--   updates stay HOT; it costs one index entry per new channel.
 -- * channels_watched_idx: the channels with a watch registration, by tenant, so that
 --   watch_channel counts a tenant's live registrations without reading its other channels.
 --   Appends never change tenant or watched_until, so their channel updates stay HOT.
@@ -20,6 +23,8 @@ create table actae.quotas (
 );
 alter table actae.quotas owner to actae_owner;
 grant select on actae.quotas to actae_auditor;
+
+create index if not exists channels_tenant_idx on actae.channels (tenant, channel_id);
 
 create index channels_watched_idx on actae.channels (tenant, watched_until)
 where watched_until is not null;

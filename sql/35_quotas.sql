@@ -15,10 +15,11 @@
 -- actae.set_quota — set (or, with every limit null, remove) a tenant's quotas.
 -- Guarantees: a null limit is no limit; 0 forbids (no new channel, no append). The
 -- measured usage of the tenant is kept. Operator only (actae_operator).
--- Raises: AC400 tenant null or not a tenant (a role granted actae_agent), or a negative
--- limit (naming the argument).
+-- p_tenant is the tenant role's name (as rolname, not quoted).
+-- Raises: AC400 tenant null, empty, or not a tenant (a role granted actae_agent), or a
+-- negative limit (naming the argument).
 create or replace function actae.set_quota(
-    p_tenant regrole,
+    p_tenant text,
     p_max_channels bigint default null,
     p_max_bytes bigint default null,
     p_max_events_per_channel bigint default null
@@ -28,25 +29,28 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_tenant oid;
 begin
-    perform actae._require(p_tenant is null, 'tenant');
-    if p_tenant = 'actae_agent'::regrole or p_tenant = 'actae_operator'::regrole
-        or not pg_has_role(p_tenant, 'actae_agent', 'MEMBER') then
+    perform actae._check_text(p_tenant, 'tenant', 63);
+    v_tenant := to_regrole(quote_ident(p_tenant));
+    if v_tenant is null or v_tenant in ('actae_agent'::regrole, 'actae_operator'::regrole)
+        or not pg_has_role(v_tenant, 'actae_agent', 'MEMBER') then
         perform actae._raise(
             'AC400', format('tenant %s is not a tenant (a role granted actae_agent)', p_tenant),
-            jsonb_build_object('argument', 'tenant', 'tenant', p_tenant::text)
+            jsonb_build_object('argument', 'tenant', 'tenant', p_tenant)
         );
     end if;
     perform actae._check_range(p_max_channels, 'max_channels', 0);
     perform actae._check_range(p_max_bytes, 'max_bytes', 0);
     perform actae._check_range(p_max_events_per_channel, 'max_events_per_channel', 0);
     if p_max_channels is null and p_max_bytes is null and p_max_events_per_channel is null then
-        delete from actae.quotas as q where q.tenant = p_tenant::oid;
+        delete from actae.quotas as q where q.tenant = v_tenant;
         return;
     end if;
     return query
     insert into actae.quotas as q (tenant, max_channels, max_bytes, max_events_per_channel)
-    values (p_tenant::oid, p_max_channels, p_max_bytes, p_max_events_per_channel)
+    values (v_tenant, p_max_channels, p_max_bytes, p_max_events_per_channel)
     on conflict (tenant) do update set
         max_channels = excluded.max_channels,
         max_bytes = excluded.max_bytes,
@@ -59,9 +63,9 @@ $$;
 -- actae.measure_usage — measure the bytes and channels of every tenant that has a quota and
 -- record them in actae.quotas (used_bytes, used_channels, measured_at); returns the rows.
 -- Guarantees: bytes are the stored size (pg_column_size, compressed as stored) of the
--- tenant's channel rows, events, snapshots, operation ids and executions. Scans those
--- tables for the tenants with a quota: run it periodically (the operator's cron, every
--- minute or so), not per request. Operator only.
+-- tenant's channel rows, events, snapshots, operation ids and executions. Reads those
+-- tables whole (one pass each): run it periodically (the operator's cron, every minute or
+-- so), not per request. Operator only.
 create or replace function actae.measure_usage() returns setof actae.quotas
 language plpgsql
 volatile
@@ -71,31 +75,20 @@ as $$
 begin
     return query
     with owned as (
-        select c.channel_id, c.tenant, pg_column_size(c.*)::bigint as bytes
-        from actae.channels as c
+        select c.channel_id, c.tenant from actae.channels as c
         where c.tenant in (select q.tenant from actae.quotas as q)
     ),
+    sizes as (
+        select c.channel_id, pg_column_size(c.*) as bytes from actae.channels as c
+        union all select e.channel_id, pg_column_size(e.*) from actae.events as e
+        union all select s.channel_id, pg_column_size(s.*) from actae.snapshots as s
+        union all select p.channel_id, pg_column_size(p.*) from actae.operations as p
+        union all select x.channel_id, pg_column_size(x.*) from actae.executions as x
+    ),
     usage as (
-        select o.tenant, count(*) as channels,
-            sum(o.bytes + coalesce(ev.bytes, 0) + coalesce(sn.bytes, 0)
-                + coalesce(op.bytes, 0) + coalesce(ex.bytes, 0))::bigint as bytes
+        select o.tenant, count(distinct o.channel_id) as channels, sum(z.bytes)::bigint as bytes
         from owned as o
-        left join lateral (
-            select sum(pg_column_size(e.*)) as bytes from actae.events as e
-            where e.channel_id = o.channel_id
-        ) as ev on true
-        left join lateral (
-            select sum(pg_column_size(s.*)) as bytes from actae.snapshots as s
-            where s.channel_id = o.channel_id
-        ) as sn on true
-        left join lateral (
-            select sum(pg_column_size(p.*)) as bytes from actae.operations as p
-            where p.channel_id = o.channel_id
-        ) as op on true
-        left join lateral (
-            select sum(pg_column_size(x.*)) as bytes from actae.executions as x
-            where x.channel_id = o.channel_id
-        ) as ex on true
+        inner join sizes as z on o.channel_id = z.channel_id
         group by o.tenant
     )
 

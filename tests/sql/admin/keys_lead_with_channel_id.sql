@@ -1,8 +1,8 @@
 -- SPEC 6: every primary key, unique constraint and unique index of every Actae table leads
 -- with channel_id, so the schema can be distributed by channel_id (sql/citus/). A new
 -- table or key that breaks this fails here. schema_migrations (the migrate runner's
--- bookkeeping) and quotas (one row per tenant), reference tables on Citus, are the
--- exceptions.
+-- bookkeeping) and quotas (one row per tenant, migration 0016) are the exceptions: small
+-- tables that are reference tables on Citus.
 begin;
 select plan(4);
 

@@ -1,6 +1,6 @@
 -- actae_agent can execute every API function (no leading "_") except the operator-only
--- cancel_execution, purge, cancel_run, assign_tenant, set_quota and measure_usage, and can drive a whole run through
--- them: claim, heartbeat, complete, fail, record, transition, fork and every read.
+-- cancel_execution, purge, cancel_run, assign_tenant, set_quota and measure_usage, and can
+-- drive a whole run through them: claim, heartbeat, complete, fail, record, transition, fork and every read.
 begin;
 \ir ../helpers.psql
 select plan(15);
@@ -8,15 +8,19 @@ select plan(15);
 select is(
     (select string_agg(p.oid::regprocedure::text, ', ') from pg_proc as p
      where p.pronamespace = 'actae'::regnamespace and p.proname not like '\_%'
-       and p.proname not in ('cancel_execution', 'purge', 'cancel_run', 'assign_tenant', 'set_quota',
-           'measure_usage')
+       and p.proname not in (
+           'cancel_execution', 'purge', 'cancel_run', 'assign_tenant', 'set_quota',
+           'measure_usage'
+       )
        and not has_function_privilege('actae_agent', p.oid, 'execute')),
     null, 'every API function is executable by actae_agent');
 select is(
     (select string_agg(p.oid::regprocedure::text, ', ') from pg_proc as p
      where p.pronamespace = 'actae'::regnamespace
-       and p.proname in ('cancel_execution', 'purge', 'cancel_run', 'assign_tenant', 'set_quota',
-           'measure_usage')
+       and p.proname in (
+           'cancel_execution', 'purge', 'cancel_run', 'assign_tenant', 'set_quota',
+           'measure_usage'
+       )
        and has_function_privilege('actae_agent', p.oid, 'execute')),
     null, 'the operator-only functions are not');
 
