@@ -171,8 +171,28 @@ def routing_table(dsn: str) -> list[tuple[str, int, int, str]]:
         call("list_expired_leases", "select * from actae.list_expired_leases()",
              note="every shard")
         call("purge", "select * from actae.purge('1 day')", note="every shard")
+        call("list_completed", "select * from actae.list_completed(%s)", channel)
+        queue, run_channel = f"{channel}-q", f"{channel}-run"
+        call("start_run", "select * from actae.start_run(%s, 'a', '{}', %s)", run_channel,
+             queue)
+        r = call("claim_run", "select channel_id, claim_token"
+                 " from actae.claim_run(%s, 'w', null, 60)", queue,
+                 note="unlocked page on every shard, then a lock by channel")
+        call("heartbeat_run", "select * from actae.heartbeat_run(%s, %s, null)", r[0][0],
+             r[0][1])
+        call("complete_run", "select * from actae.complete_run(%s, %s, '1')", r[0][0],
+             r[0][1])
+        call("claim_run (queue empty)",
+             "select * from actae.claim_run(%s, 'w', null, 60)", queue, note="every shard")
         client.close_channel(channel)
     return rows
+
+
+def print_routing(dsn: str) -> None:
+    print("\n| call | statements sent to workers | shard groups | note |")
+    print("|---|---:|---:|---|")
+    for name, statements, shards, note in routing_table(dsn):
+        print(f"| `{name}` | {statements} | {shards} | {note} |")
 
 
 def start_single(port: int) -> Node:
@@ -193,8 +213,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--routing-only", action="store_true",
+                        help="only the statements-per-call table (starts the cluster only)")
     args = parser.parse_args()
     cluster = Cluster()
+    if args.routing_only:
+        try:
+            cluster.start()
+            cluster.setup()
+            print_routing(cluster.coordinator.dsn)
+        finally:
+            cluster.stop()
+        return
     single_port = int(os.environ.get("ACTAE_BENCH_SINGLE_PORT",
                                      cluster.coordinator.port + 3))
     single = start_single(single_port)
@@ -220,10 +250,7 @@ def main() -> None:
             one = statistics.median(figures[(label, "single node")])
             many = statistics.median(figures[(label, "coordinator + 2 workers")])
             print(f"| {label} | {one:.0f} | {many:.0f} | {many / one:.2f} |")
-        print("\n| call | statements sent to workers | shard groups | note |")
-        print("|---|---:|---:|---|")
-        for name, statements, shards, note in routing_table(cluster.coordinator.dsn):
-            print(f"| `{name}` | {statements} | {shards} | {note} |")
+        print_routing(cluster.coordinator.dsn)
     finally:
         cluster.stop()
         single.stop()

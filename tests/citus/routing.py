@@ -9,7 +9,7 @@ single-shard (router) when every ledger statement it sends names shards of one s
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +40,8 @@ def shard_groups(conn: psycopg.Connection[Any]) -> dict[int, str]:
     return {int(r[0]): str(r[1]) for r in rows}
 
 
-def trace(conn: psycopg.Connection[Any], sql: str, params: Mapping[str, Any] | None = None,
+def trace(conn: psycopg.Connection[Any], sql: str,
+          params: Sequence[Any] | Mapping[str, Any] | None = None,
           groups: dict[int, str] | None = None) -> tuple[Trace, list[Any]]:
     """Run one statement with remote-command logging; return its trace and its rows."""
     groups = groups if groups is not None else shard_groups(conn)
