@@ -392,7 +392,7 @@ CREATE TABLE actae.channels (
     key_ttl interval,
     watched_until timestamp with time zone,
     wake_event_type text,
-    tenant oid NOT NULL
+    tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL
 );
 
 --
@@ -545,7 +545,7 @@ CREATE TABLE actae.executions (
     heartbeat_at timestamp with time zone,
     finished_at timestamp with time zone,
     retain_until timestamp with time zone,
-    tenant oid NOT NULL,
+    tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL,
     written_by oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid
 );
 ALTER TABLE ONLY actae.executions ALTER COLUMN params SET COMPRESSION lz4;
@@ -1568,10 +1568,10 @@ CREATE FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) RETURNS
     AS $$ (body in sql/) $$;
 
 --
--- Name: set_quota(regrole, bigint, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: set_quota(text, bigint, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint DEFAULT NULL::bigint, p_max_bytes bigint DEFAULT NULL::bigint, p_max_events_per_channel bigint DEFAULT NULL::bigint) RETURNS SETOF actae.quotas
+CREATE FUNCTION actae.set_quota(p_tenant text, p_max_channels bigint DEFAULT NULL::bigint, p_max_bytes bigint DEFAULT NULL::bigint, p_max_events_per_channel bigint DEFAULT NULL::bigint) RETURNS SETOF actae.quotas
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
@@ -3133,11 +3133,11 @@ REVOKE ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) 
 GRANT ALL ON FUNCTION actae.set_key_ttl(p_channel_id text, p_key_ttl interval) TO actae_agent;
 
 --
--- Name: FUNCTION set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION set_quota(p_tenant text, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.set_quota(p_tenant regrole, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) TO actae_operator;
+REVOKE ALL ON FUNCTION actae.set_quota(p_tenant text, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.set_quota(p_tenant text, p_max_channels bigint, p_max_bytes bigint, p_max_events_per_channel bigint) TO actae_operator;
 
 --
 -- Name: FUNCTION sleep_run(p_channel_id text, p_claim_token uuid, p_sleep_key text, p_seconds integer); Type: ACL; Schema: actae; Owner: -
