@@ -49,8 +49,8 @@ where not exists (
     where p.logicalrelid = t.name::regclass
 );
 
--- The migrate runner's bookkeeping (read by ledger_status) and the per-tenant quotas (one
--- row per tenant, read when a channel is created): small, copied to every node.
+-- The migrate runner's bookkeeping: small, read by ledger_status, copied to every node.
+-- Quotas (0016): one row per tenant, read at channel creation and append on any node.
 select create_reference_table(t.name::regclass)
 from (values ('actae.schema_migrations'), ('actae.quotas')) as t (name)
 where not exists (

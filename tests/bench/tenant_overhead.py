@@ -124,6 +124,19 @@ end $$
 """
 
 
+SERVER_BARE_READ = """
+do $$
+declare r actae.executions; c text := 'loopb-' || md5(random()::text);
+begin
+  perform actae.complete_execution(e.execution_id, e.claim_token, '{"ok": true}', c)
+  from actae.claim_execution(c, 'k', 'search', '{"q": "actae"}') as e;
+  for i in 1..2000 loop
+    select e.* into r from actae.executions as e where e.channel_id = c and e.key_name = 'k';
+  end loop;
+end $$
+"""
+
+
 def _server(statement: str) -> Callable[[psycopg.Connection[Any]], Callable[[], None]]:
     """2000 operations in one statement; the op counts as 2000."""
     def make(conn: psycopg.Connection[Any]) -> Callable[[], None]:
@@ -158,10 +171,14 @@ def main() -> None:
                 "control": _database(admin, "tenant_control", ROOT)}
     login = {k: make_conninfo(v, user=LOGIN) for k, v in dsns.items()}
     conns = {k: psycopg.connect(v, autocommit=True) for k, v in login.items()}
+    # The bare primary-key read of the replayed row (the floor of a replay, issue 18): as the
+    # administrator, since the login has no table access; same loop shape as the replays.
+    admins = {k: psycopg.connect(v, autocommit=True) for k, v in dsns.items()}
     paths: dict[str, tuple[Callable[[psycopg.Connection[Any]], Callable[[], None]], int]] = {
         "claim+complete": (_claim_complete, 1), "replay": (_replay, 1),
         "server claim+complete": (_server(SERVER_PAIRS), 2000),
         "server replay": (_server(SERVER_REPLAYS), 2000),
+        "server bare PK read": (_server(SERVER_BARE_READ), 2000),
     }
     names = ["before", "after", "control"]
     rates: dict[tuple[str, str], list[float]] = {}
@@ -169,8 +186,8 @@ def main() -> None:
         order = names[r % 3:] + names[:r % 3]
         for path, (make, per_op) in paths.items():
             for db in order:
-                rates.setdefault((path, db), []).append(
-                    _rate(make(conns[db]), args.seconds, per_op))
+                conn = admins[db] if path == "server bare PK read" else conns[db]
+                rates.setdefault((path, db), []).append(_rate(make(conn), args.seconds, per_op))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     server = conninfo_to_dict(admin)
     print(f"server {server.get('host')}:{server.get('port')}, login {LOGIN} in tenant {TENANT},"
@@ -181,7 +198,11 @@ def main() -> None:
         before, after, control = (statistics.median(rates[(path, n)]) for n in names)
         print(f"{path:<24}{before:>9.0f}{after:>9.0f}{control:>9.0f}{after / before:>14.3f}"
               f"{control / after:>15.3f}")
-    for conn in conns.values():
+    replay = {n: statistics.median(rates[("server replay", n)]) for n in names}
+    bare = {n: statistics.median(rates[("server bare PK read", n)]) for n in names}
+    print("replay server time / bare PK read time: "
+          + ", ".join(f"{n} {bare[n] / replay[n]:.2f}x" for n in names))
+    for conn in [*conns.values(), *admins.values()]:
         conn.close()
 
 
