@@ -84,31 +84,72 @@ as $$
 $$;
 
 -- actae._owns_channel — true when channel p_channel_id exists and session_user is a member
--- of its tenant.
+-- of its tenant. PL/pgSQL: the channel is read in a statement of its own (a router query on
+-- Citus) and the membership decided here, where session_user is the caller.
 create or replace function actae._owns_channel(
     p_channel_id text
 ) returns boolean
+language plpgsql
+stable
+as $$
+declare
+    v_tenant oid;
+begin
+    select c.tenant into v_tenant from actae.channels as c
+    where c.channel_id = p_channel_id;
+    return found and actae._owns(v_tenant);
+end;
+$$;
+
+-- actae._member_of — every role session_user is a member of (itself included, through any
+-- chain of grants), or null for a superuser (a member of every role): actae._owns for a
+-- whole listing at once. A listing filters with (v_roles is null or x.tenant =
+-- any(v_roles)), a comparison with a constant that Citus evaluates on the shards, where a
+-- call of actae._owns would run as the node-to-node role instead of the caller.
+create or replace function actae._member_of() returns oid[]
 language sql
 stable
 as $$
-    select exists (
-        select from actae.channels as c
-        where c.channel_id = p_channel_id and actae._owns(c.tenant)
-    );
+    with recursive m (role_oid) as (
+        select r.oid from pg_catalog.pg_roles as r where r.rolname = session_user
+        union
+        select a.roleid from pg_catalog.pg_auth_members as a
+        inner join m on a.member = m.role_oid
+    )
+    select case
+        when (select r.rolsuper from pg_catalog.pg_roles as r where r.rolname = session_user)
+            then null
+        else array(select m.role_oid from m)
+    end;
+$$;
+
+-- actae._readable — actae._member_of for reads (actae._may_read): null, every channel, also
+-- for a caller in no tenant (a global auditor or operator).
+create or replace function actae._readable() returns oid[]
+language sql
+stable
+as $$
+    select case
+        when cardinality(actae._caller_tenants()) = 0 then null
+        else actae._member_of()
+    end;
 $$;
 
 -- actae._may_read_channel — true when channel p_channel_id exists and session_user may read
--- it (actae._may_read).
+-- it (actae._may_read); PL/pgSQL for the reason given at actae._owns_channel.
 create or replace function actae._may_read_channel(
     p_channel_id text
 ) returns boolean
-language sql
+language plpgsql
 stable
 as $$
-    select exists (
-        select from actae.channels as c
-        where c.channel_id = p_channel_id and actae._may_read(c.tenant)
-    );
+declare
+    v_tenant oid;
+begin
+    select c.tenant into v_tenant from actae.channels as c
+    where c.channel_id = p_channel_id;
+    return found and actae._may_read(v_tenant);
+end;
 $$;
 
 -- actae._no_channel — raise the AC404 of an unknown channel. Used as well for a channel of

@@ -328,9 +328,12 @@ begin
         heartbeat_at = v_now
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status) and actae._owns(e.tenant)
+        and actae._in_flight(e.status)
     returning e.* into v_row;
-    if not found then
+    -- Ownership is decided here, on the row read back, not in the UPDATE's WHERE: on Citus
+    -- that statement runs on a shard, where session_user is not the caller. Another
+    -- tenant's row raises (AC404, in _fenced_error), which undoes the update.
+    if not found or not actae._owns(v_row.tenant) then
         perform actae._fenced_error(p_execution_id, p_claim_token, 'heartbeat', v_channel_id);
     end if;
     return actae._execution_row(v_row, null, true);
@@ -389,15 +392,17 @@ begin
         written_by = default
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status) and actae._owns(e.tenant)
+        and actae._in_flight(e.status)
     returning e.* into v_row;
-    if found then
+    -- Ownership on the row read back (see heartbeat_execution): another tenant's row falls
+    -- through to _fenced_error's AC404, which undoes the update.
+    if found and actae._owns(v_row.tenant) then
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token and actae._owns(e.tenant);
-    if found and v_row.status = 'completed' and v_row.result = v_result then
+        and e.claim_token = p_claim_token;
+    if found and actae._owns(v_row.tenant) and v_row.status = 'completed' and v_row.result = v_result then
         return actae._execution_row(v_row, null, true);
     end if;
     perform actae._fenced_error(p_execution_id, p_claim_token, 'complete', v_channel_id);
@@ -447,15 +452,17 @@ begin
         written_by = default
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status) and actae._owns(e.tenant)
+        and actae._in_flight(e.status)
     returning e.* into v_row;
-    if found then
+    -- Ownership on the row read back (see heartbeat_execution): another tenant's row falls
+    -- through to _fenced_error's AC404, which undoes the update.
+    if found and actae._owns(v_row.tenant) then
         return actae._execution_row(v_row, null, true);
     end if;
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
-        and e.claim_token = p_claim_token and actae._owns(e.tenant);
-    if found and v_row.status in ('failed', 'cancelled') and v_row.error = p_error
+        and e.claim_token = p_claim_token;
+    if found and actae._owns(v_row.tenant) and v_row.status in ('failed', 'cancelled') and v_row.error = p_error
         and v_row.retryable = (p_retryable and v_row.cancel_requested_at is null) then
         return actae._execution_row(v_row, null, true);
     end if;

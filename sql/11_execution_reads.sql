@@ -90,7 +90,7 @@ as $$
 declare
     v_row actae.executions;
     v_now timestamptz := actae._now();
-    v_global boolean := cardinality(actae._caller_tenants()) = 0;
+    v_roles oid [] := actae._readable();
 begin
     if p_channel_id is not null then
         perform actae._check_text(p_channel_id, 'channel_id');
@@ -112,7 +112,7 @@ begin
             select e.*
             from actae.executions as e
             where (p_status is null or e.status = p_status)
-                and (v_global or actae._owns(e.tenant))
+                and (v_roles is null or e.tenant = any(v_roles))
                 and (not coalesce(p_lease_expired, false) or (
                     actae._in_flight(e.status) and e.lease_expires_at <= v_now
                 ))
@@ -128,7 +128,7 @@ begin
         from actae.executions as e
         where e.channel_id = p_channel_id
             and (p_status is null or e.status = p_status)
-            and (v_global or actae._owns(e.tenant))
+            and (v_roles is null or e.tenant = any(v_roles))
             and (not coalesce(p_lease_expired, false) or (
                 actae._in_flight(e.status) and e.lease_expires_at <= v_now
             ))
@@ -153,14 +153,14 @@ as $$
 declare
     v_row actae.executions;
     v_now timestamptz := actae._now();
-    v_global boolean := cardinality(actae._caller_tenants()) = 0;
+    v_roles oid [] := actae._readable();
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1);
     for v_row in
         select e.* from actae.executions as e
         where actae._in_flight(e.status) and e.lease_expires_at <= v_now
-            and (v_global or actae._owns(e.tenant))
+            and (v_roles is null or e.tenant = any(v_roles))
         order by e.lease_expires_at
         limit p_max_rows
     loop

@@ -241,6 +241,7 @@ declare
     v_after_channel text;
     v_candidate text;
     v_due timestamptz;
+    v_roles oid [] := actae._member_of();
 begin
     if (octet_length(p_queue) between 1 and 256
         and octet_length(p_worker) between 1 and 256
@@ -266,7 +267,10 @@ begin
                 select r.channel_id, r.due_at from actae.runs as r
                 where r.queue = p_queue and r.due_at <= v_now
                     and (p_agents is null or r.agent = any(p_agents))
-                    and actae._owns_channel(r.channel_id)
+                    and (v_roles is null or exists (
+                        select from actae.channels as c
+                        where c.channel_id = r.channel_id and c.tenant = any(v_roles)
+                    ))
                     and (v_after_due is null
                         or (r.due_at, r.channel_id) > (v_after_due, v_after_channel))
                 order by r.due_at, r.channel_id
@@ -844,7 +848,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_row actae.runs;
-    v_global boolean := cardinality(actae._caller_tenants()) = 0;
+    v_roles oid [] := actae._readable();
 begin
     if p_queue is not null then
         perform actae._check_text(p_queue, 'queue', 256);
@@ -871,7 +875,10 @@ begin
         where (p_queue is null or r.queue = p_queue)
             and (p_status is null or r.status = p_status)
             and (p_agent is null or r.agent = p_agent)
-            and (v_global or actae._owns_channel(r.channel_id))
+            and (v_roles is null or exists (
+                select from actae.channels as c
+                where c.channel_id = r.channel_id and c.tenant = any(v_roles)
+            ))
         order by r.created_at, r.channel_id
         limit p_max_rows
     loop

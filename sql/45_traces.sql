@@ -22,6 +22,7 @@ as $$
 declare
     v_channel_id text;
     v_fence bigint;
+    v_tenant oid;
     v_row actae.execution_traces;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
@@ -39,14 +40,16 @@ begin
     end if;
     -- The channel first, then the row locked in that one channel (one shard on Citus).
     v_channel_id := actae._execution_channel(null, p_execution_id);
-    select e.fence into v_fence
+    select e.fence, e.tenant into v_fence, v_tenant
     from actae.executions as e
     where e.channel_id = v_channel_id
         and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token
-        and actae._in_flight(e.status) and actae._owns(e.tenant)
+        and actae._in_flight(e.status)
     for share;
-    if not found then
+    -- Ownership on the row read (on Citus the statement runs where session_user is not the
+    -- caller).
+    if not found or not actae._owns(v_tenant) then
         perform actae._fenced_error(p_execution_id, p_claim_token, 'trace', v_channel_id);
     end if;
     insert into actae.execution_traces as t (
@@ -75,12 +78,14 @@ stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_tenant oid;
 begin
     perform actae._require(p_execution_id is null, 'execution_id');
-    if not exists (
-        select from actae.executions as e
-        where e.execution_id = p_execution_id and actae._may_read(e.tenant)
-    ) then
+    select e.tenant into v_tenant from actae.executions as e
+    where e.execution_id = p_execution_id
+    limit 1;
+    if not found or not actae._may_read(v_tenant) then
         perform actae._raise(
             'AC404',
             format('execution %s does not exist', p_execution_id),

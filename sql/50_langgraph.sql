@@ -600,7 +600,7 @@ set search_path = pg_catalog, pg_temp
 set plan_cache_mode = force_custom_plan
 as $$
 declare
-    v_global boolean := cardinality(actae._caller_tenants()) = 0;
+    v_roles oid [] := actae._readable();
 begin
     if p_thread_id is not null then
         perform actae._check_text(p_thread_id, 'thread_id', 1024);
@@ -625,7 +625,10 @@ begin
             and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
             and (p_filter is null or k.metadata @> p_filter)
             and (p_before is null or k.checkpoint_id < p_before)
-            and (v_global or actae._owns_channel(t.channel_id))
+            and (v_roles is null or exists (
+                select from actae.channels as c
+                where c.channel_id = t.channel_id and c.tenant = any(v_roles)
+            ))
         order by k.checkpoint_id desc
         limit p_limit
     ) as l

@@ -145,7 +145,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_global boolean := cardinality(actae._caller_tenants()) = 0;
+    v_roles oid [] := actae._readable();
 begin
     if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
         perform actae._raise(
@@ -201,7 +201,7 @@ begin
         and (p_status is null or r.status = p_status)
         and (p_agent is null or r.agent = p_agent)
         and (p_tag is null or p_tag = any(a.tags))
-        and (v_global or actae._owns(c.tenant))
+        and (v_roles is null or c.tenant = any(v_roles))
         and (
             p_before_created_at is null
             or (c.created_at, c.channel_id) < (p_before_created_at, p_before_channel_id)
@@ -402,7 +402,7 @@ as $$
 declare
     v_channel actae.channels := actae._channel(p_channel_id);
     v_root text;
-    v_global boolean := cardinality(actae._caller_tenants()) = 0;
+    v_roles oid [] := actae._readable();
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 10000);
@@ -436,7 +436,7 @@ begin
     left join actae.runs as r on r.channel_id = c.channel_id
     left join actae.annotations as a on a.channel_id = c.channel_id
     cross join lateral actae._channel_health(c.channel_id) as h
-    where v_global or actae._owns(c.tenant)
+    where v_roles is null or c.tenant = any(v_roles)
     order by d.sort_key
     limit p_max_rows;
 end;
