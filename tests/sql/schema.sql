@@ -872,6 +872,14 @@ CREATE FUNCTION actae._may_read(p_tenant oid) RETURNS boolean
 --
 
 CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _member_of(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._member_of() RETURNS oid[]
     LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
@@ -912,7 +920,7 @@ CREATE FUNCTION actae._owns(p_tenant oid) RETURNS boolean
 --
 
 CREATE FUNCTION actae._owns_channel(p_channel_id text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -969,6 +977,14 @@ CREATE FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb DEFAULT
 
 CREATE FUNCTION actae._raise_for_element(p_state text, p_message text, p_detail text, p_element integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _readable(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._readable() RETURNS oid[]
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -2631,6 +2647,12 @@ REVOKE ALL ON FUNCTION actae._may_read(p_tenant oid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._may_read_channel(p_channel_id text) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _member_of(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._member_of() FROM PUBLIC;
+
+--
 -- Name: FUNCTION _new_channel_tenant(p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2701,6 +2723,12 @@ REVOKE ALL ON FUNCTION actae._raise(p_code text, p_message text, p_detail jsonb)
 --
 
 REVOKE ALL ON FUNCTION actae._raise_for_element(p_state text, p_message text, p_detail text, p_element integer) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _readable(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._readable() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _require(p_missing boolean, p_argument text); Type: ACL; Schema: actae; Owner: -
