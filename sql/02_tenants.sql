@@ -83,12 +83,12 @@ as $$
         or cardinality(actae._caller_tenants()) = 0;
 $$;
 
--- actae._owns_channel — true when channel p_channel_id exists and session_user is a member
--- of its tenant. PL/pgSQL: the channel is read in a statement of its own (a router query on
--- Citus) and the membership decided here, where session_user is the caller.
-create or replace function actae._owns_channel(
+-- actae._channel_tenant — the tenant of channel p_channel_id; null when there is no such
+-- channel. PL/pgSQL: the channel is read in a statement of its own (a router query on
+-- Citus), and the membership tests below run here, where session_user is the caller.
+create or replace function actae._channel_tenant(
     p_channel_id text
-) returns boolean
+) returns oid
 language plpgsql
 stable
 as $$
@@ -97,8 +97,20 @@ declare
 begin
     select c.tenant into v_tenant from actae.channels as c
     where c.channel_id = p_channel_id;
-    return found and actae._owns(v_tenant);
+    return v_tenant;
 end;
+$$;
+
+-- actae._owns_channel — true when channel p_channel_id exists and session_user is a member
+-- of its tenant.
+create or replace function actae._owns_channel(
+    p_channel_id text
+) returns boolean
+language sql
+stable
+as $$
+    select v.tenant is not null and actae._owns(v.tenant)
+    from (select actae._channel_tenant(p_channel_id) as tenant) as v;
 $$;
 
 -- actae._member_of — every role session_user is a member of (itself included, through any
@@ -136,20 +148,15 @@ as $$
 $$;
 
 -- actae._may_read_channel — true when channel p_channel_id exists and session_user may read
--- it (actae._may_read); PL/pgSQL for the reason given at actae._owns_channel.
+-- it (actae._may_read).
 create or replace function actae._may_read_channel(
     p_channel_id text
 ) returns boolean
-language plpgsql
+language sql
 stable
 as $$
-declare
-    v_tenant oid;
-begin
-    select c.tenant into v_tenant from actae.channels as c
-    where c.channel_id = p_channel_id;
-    return found and actae._may_read(v_tenant);
-end;
+    select v.tenant is not null and actae._may_read(v.tenant)
+    from (select actae._channel_tenant(p_channel_id) as tenant) as v;
 $$;
 
 -- actae._no_channel — raise the AC404 of an unknown channel. Used as well for a channel of

@@ -444,6 +444,14 @@ CREATE FUNCTION actae._channel_row(p_channel actae.channels) RETURNS actae.chann
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _channel_tenant(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._channel_tenant(p_channel_id text) RETURNS oid
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _check_append_quota(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -872,7 +880,7 @@ CREATE FUNCTION actae._may_read(p_tenant oid) RETURNS boolean
 --
 
 CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -920,7 +928,7 @@ CREATE FUNCTION actae._owns(p_tenant oid) RETURNS boolean
 --
 
 CREATE FUNCTION actae._owns_channel(p_channel_id text) RETURNS boolean
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -2087,6 +2095,12 @@ REVOKE ALL ON FUNCTION actae._channel_health(p_channel_id text, OUT o_executions
 --
 
 REVOKE ALL ON FUNCTION actae._channel_row(p_channel actae.channels) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _channel_tenant(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._channel_tenant(p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _check_append_quota(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
