@@ -345,7 +345,8 @@ $$;
 -- reclaimed is still honoured); a SQL NULL result is stored as JSON null; repeating the call
 -- with the same token and a jsonb-equal result is a no-op success; the completion is
 -- ordered exactly against the channel's appends and forks (it reads the channel clock
--- under FOR SHARE), which is what decides fork inheritance.
+-- behind the channel's clock guard, held shared until commit: see actae._lock_channel),
+-- which is what decides fork inheritance.
 -- Raises: AC400 bad argument, AC404 unknown execution (or another tenant's), AC423 token
 -- is not current,
 -- AC409 already failed, or already completed with a different result.
@@ -368,7 +369,6 @@ declare
     v_result jsonb := coalesce(p_result, 'null'::jsonb);
     v_now timestamptz := actae._now();
     v_channel_id text;
-    v_clock bigint;
 begin
     -- Inline checks; the helpers run (and raise) only when one fails.
     if p_execution_id is null or p_claim_token is null
@@ -378,17 +378,25 @@ begin
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result');
     end if;
-    v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
-    -- The channel clock, held under FOR SHARE until commit: appends and forks wait for this
-    -- completion, so its completed_clock is exact.
-    select c.clock into v_clock from actae.channels as c
-    where c.channel_id = v_channel_id
-    for share;
+    if octet_length(p_channel_id) between 1 and actae._limit('channel_id') then
+        v_channel_id := p_channel_id;
+    else
+        v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
+    end if;
+    -- The channel's clock guard (1633907811 is 'actc'), shared until commit: appends and
+    -- forks take it exclusively (actae._lock_channel), so they wait for this completion
+    -- and it waits for them; the clock is read after it, by the UPDATE below (a statement
+    -- started after the lock, so a fresh snapshot): completed_clock is exact. An advisory
+    -- lock instead of FOR SHARE on the channel row: nothing is written to the channel's
+    -- page (no WAL record, no full-page image after a checkpoint) and concurrent
+    -- completions of one channel make no multixact.
+    perform pg_advisory_xact_lock_shared(1633907811, hashtext(v_channel_id));
     update actae.executions as e set
         status = 'completed',
         result = v_result,
         finished_at = v_now,
-        completed_clock = v_clock,
+        completed_clock = (select c.clock from actae.channels as c
+            where c.channel_id = v_channel_id),
         written_by = default
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
         and e.claim_token = p_claim_token

@@ -64,7 +64,10 @@ end;
 $$;
 
 -- actae._lock_channel — the channel row locked FOR NO KEY UPDATE, so appends and forks of
--- one channel happen one at a time (gapless cursors, exact clock order).
+-- one channel happen one at a time (gapless cursors, exact clock order), after its clock
+-- guard (advisory lock 1633907811) taken exclusively: every writer of the channel waits for
+-- the channel's uncommitted completions (which hold the guard shared, see
+-- actae.complete_execution) and they wait for it, so a completion's clock is exact.
 -- Guarantees: with p_create the channel is created on first use (version 0, state null,
 -- head cursor 0), owned by the caller's tenant. Raises: AC404 when it does not exist and
 -- p_create is false, or it belongs to a tenant session_user is not a member of (the same
@@ -79,6 +82,7 @@ as $$
 declare
     v_channel actae.channels;
 begin
+    perform pg_advisory_xact_lock(1633907811, hashtext(p_channel_id));
     select c.* into v_channel from actae.channels as c
     where c.channel_id = p_channel_id
     for no key update;

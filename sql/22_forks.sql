@@ -6,9 +6,10 @@
 -- Guarantees:
 --   * Constant cost in the prefix length: nothing is copied. The fork stores its lineage
 --     (ancestor, last inherited cursor, last inherited clock) and reads resolve through it.
---   * Exact cut: completions read the channel clock under FOR SHARE, appends and forks bump
---     it under FOR NO KEY UPDATE, so "completed before event at_cursor + 1" (or, at the
---     head, "before this fork") is decided by comparing clocks, never wall time. Nothing
+--   * Exact cut: completions read the channel clock holding its clock guard shared, appends
+--     and forks bump it holding the guard exclusively (actae._lock_channel), so "completed
+--     before event at_cursor + 1" (or, at the head, "before this fork") is decided by
+--     comparing clocks, never wall time. Nothing
 --     recorded in the source afterwards is visible in the fork, and the other way round.
 --   * tool_policies maps tool_name to replay (default), live or block; a fork of a fork
 --     inherits its parent's policies unless it passes its own.

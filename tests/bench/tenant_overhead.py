@@ -9,10 +9,13 @@ control is an A/A check: control/after shows how far two identical setups differ
 machine right now). All are driven by the same non-superuser login, a member of a NOLOGIN
 tenant role granted actae_agent (so the checks really run: a superuser passes pg_has_role
 without looking at memberships). Each round measures every (path, database) pair for
---seconds, in rotating order: claim+complete and replay through psycopg with prepared
-statements (one commit per call), and "server" paths that run 2000 claim+complete pairs (or
-replays) in one DO block, which is the functions' server CPU without commits and round trips.
-The table shows the median per pair and the ratios.
+--seconds, in rotating order, each call its own transaction through psycopg with prepared
+statements: claim+complete (two commits), the replay of a completed key, and the bare
+primary-key read of that row (as the administrator: the floor of a replay, issue 18). Besides
+operations per second (which with an fsync per commit swing with the disk), it reads the
+server backend's own CPU time per operation from /proc/<pid>/schedstat: the work the
+functions and their commits cost the server, which is what the tenant checks add to. The
+table shows medians and ratios.
 """
 
 from __future__ import annotations
@@ -100,60 +103,37 @@ def _replay(conn: psycopg.Connection[Any]) -> Callable[[], None]:
     return op
 
 
-SERVER_PAIRS = """
-do $$
-declare r record; c text := 'loop-' || md5(random()::text);
-begin
-  for i in 1..2000 loop
-    select * into r from actae.claim_execution(c, 'k' || i, 'search', '{"q": "actae"}');
-    perform actae.complete_execution(r.execution_id, r.claim_token, '{"ok": true}', c);
-  end loop;
-end $$
-"""
+def _bare_read(conn: psycopg.Connection[Any]) -> Callable[[], None]:
+    """The primary-key read of a completed key's row, as the administrator (`conn`): the
+    login that writes it has no table access."""
+    channel = f"bare-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(make_conninfo(conn.info.dsn, user=LOGIN), autocommit=True) as agent:
+        row = agent.execute(CLAIM, (channel, "k", "search", PARAMS)).fetchone()
+        assert row is not None
+        agent.execute(COMPLETE, (row[0], row[1], RESULT, channel)).fetchone()
+    read = "select e.* from actae.executions as e where e.channel_id = %s and e.key_name = %s"
 
-SERVER_REPLAYS = """
-do $$
-declare r record; c text := 'loopr-' || md5(random()::text);
-begin
-  select * into r from actae.claim_execution(c, 'k', 'search', '{"q": "actae"}');
-  perform actae.complete_execution(r.execution_id, r.claim_token, '{"ok": true}', c);
-  for i in 1..2000 loop
-    perform actae.claim_execution(c, 'k', 'search', '{"q": "actae"}');
-  end loop;
-end $$
-"""
+    def op() -> None:
+        assert conn.execute(read, (channel, "k"), prepare=True).fetchone() is not None
+    return op
 
 
-SERVER_BARE_READ = """
-do $$
-declare r actae.executions; c text := 'loopb-' || md5(random()::text);
-begin
-  perform actae.complete_execution(e.execution_id, e.claim_token, '{"ok": true}', c)
-  from actae.claim_execution(c, 'k', 'search', '{"q": "actae"}') as e;
-  for i in 1..2000 loop
-    select e.* into r from actae.executions as e where e.channel_id = c and e.key_name = 'k';
-  end loop;
-end $$
-"""
+def _backend_cpu_ns(conn: psycopg.Connection[Any]) -> int:
+    """CPU time the connection's server backend has used so far (same machine only)."""
+    return int(Path(f"/proc/{conn.info.backend_pid}/schedstat").read_text().split()[0])
 
 
-def _server(statement: str) -> Callable[[psycopg.Connection[Any]], Callable[[], None]]:
-    """2000 operations in one statement; the op counts as 2000."""
-    def make(conn: psycopg.Connection[Any]) -> Callable[[], None]:
-        def op() -> None:
-            conn.execute(statement)
-        return op
-    return make
-
-
-def _rate(op: Callable[[], None], seconds: float, per_op: int = 1) -> float:
-    for _ in range(50 // per_op + 1):
+def _rate(conn: psycopg.Connection[Any], op: Callable[[], None],
+          seconds: float) -> tuple[float, float]:
+    """(operations per second, backend CPU microseconds per operation) over `seconds`."""
+    for _ in range(50):
         op()
-    done, start = 0, time.perf_counter()
+    done, cpu, start = 0, _backend_cpu_ns(conn), time.perf_counter()
     while time.perf_counter() - start < seconds:
         op()
-        done += per_op
-    return done / (time.perf_counter() - start)
+        done += 1
+    elapsed = time.perf_counter() - start
+    return done / elapsed, (_backend_cpu_ns(conn) - cpu) / 1000 / done
 
 
 def main() -> None:
@@ -171,37 +151,36 @@ def main() -> None:
                 "control": _database(admin, "tenant_control", ROOT)}
     login = {k: make_conninfo(v, user=LOGIN) for k, v in dsns.items()}
     conns = {k: psycopg.connect(v, autocommit=True) for k, v in login.items()}
-    # The bare primary-key read of the replayed row (the floor of a replay, issue 18): as the
-    # administrator, since the login has no table access; same loop shape as the replays.
     admins = {k: psycopg.connect(v, autocommit=True) for k, v in dsns.items()}
-    paths: dict[str, tuple[Callable[[psycopg.Connection[Any]], Callable[[], None]], int]] = {
-        "claim+complete": (_claim_complete, 1), "replay": (_replay, 1),
-        "server claim+complete": (_server(SERVER_PAIRS), 2000),
-        "server replay": (_server(SERVER_REPLAYS), 2000),
-        "server bare PK read": (_server(SERVER_BARE_READ), 2000),
-    }
+    paths: dict[str, Callable[[psycopg.Connection[Any]], Callable[[], None]]] = {
+        "claim+complete": _claim_complete, "replay": _replay, "bare PK read": _bare_read}
     names = ["before", "after", "control"]
     rates: dict[tuple[str, str], list[float]] = {}
+    cpus: dict[tuple[str, str], list[float]] = {}
     for r in range(args.rounds):
         order = names[r % 3:] + names[:r % 3]
-        for path, (make, per_op) in paths.items():
+        for path, make in paths.items():
             for db in order:
-                conn = admins[db] if path == "server bare PK read" else conns[db]
-                rates.setdefault((path, db), []).append(_rate(make(conn), args.seconds, per_op))
+                conn = admins[db] if path == "bare PK read" else conns[db]
+                rate, cpu = _rate(conn, make(conn), args.seconds)
+                rates.setdefault((path, db), []).append(rate)
+                cpus.setdefault((path, db), []).append(cpu)
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     server = conninfo_to_dict(admin)
     print(f"server {server.get('host')}:{server.get('port')}, login {LOGIN} in tenant {TENANT},"
-          f" {args.rounds} rounds x {args.seconds} s, c=1, medians (ops/s)")
-    print(f"{'path':<24}{'before':>9}{'after':>9}{'control':>9}{'after/before':>14}"
-          f"{'control/after':>15}")
-    for path in paths:
-        before, after, control = (statistics.median(rates[(path, n)]) for n in names)
-        print(f"{path:<24}{before:>9.0f}{after:>9.0f}{control:>9.0f}{after / before:>14.3f}"
-              f"{control / after:>15.3f}")
-    replay = {n: statistics.median(rates[("server replay", n)]) for n in names}
-    bare = {n: statistics.median(rates[("server bare PK read", n)]) for n in names}
-    print("replay server time / bare PK read time: "
-          + ", ".join(f"{n} {bare[n] / replay[n]:.2f}x" for n in names))
+          f" {args.rounds} rounds x {args.seconds} s, c=1, one transaction per call, medians")
+    for title, table, unit in (("operations per second", rates, "ops/s"),
+                               ("server backend CPU per operation", cpus, "us")):
+        print(f"\n{title}")
+        print(f"{'path (' + unit + ')':<24}{'before':>9}{'after':>9}{'control':>9}"
+              f"{'after/before':>14}{'control/after':>15}")
+        for path in paths:
+            before, after, control = (statistics.median(table[(path, n)]) for n in names)
+            print(f"{path:<24}{before:>9.1f}{after:>9.1f}{control:>9.1f}"
+                  f"{after / before:>14.3f}{control / after:>15.3f}")
+    bare = {n: statistics.median(cpus[("bare PK read", n)]) for n in names}
+    print("\nreplay backend CPU / bare PK read backend CPU: " + ", ".join(
+        f"{n} {statistics.median(cpus[('replay', n)]) / bare[n]:.2f}x" for n in names))
     for conn in [*conns.values(), *admins.values()]:
         conn.close()
 
