@@ -656,11 +656,18 @@ as $$
 declare
     v_map actae.langgraph_threads;
     v_count integer := 0;
+    v_roles oid [] := actae._member_of();
 begin
     perform actae._check_text(p_thread_id, 'thread_id', 1024);
+    -- The caller's namespaces only: the roles are read once, here (where session_user is
+    -- the caller, also on Citus), and each row is checked by a join on its channel, which
+    -- Citus pushes down to the shards (co-located on channel_id), as in langgraph_list.
     for v_map in
         delete from actae.langgraph_threads as t
-        where t.thread_id = p_thread_id and actae._owns_channel(t.channel_id)
+        where t.thread_id = p_thread_id and (v_roles is null or exists (
+            select from actae.channels as c
+            where c.channel_id = t.channel_id and c.tenant = any(v_roles)
+        ))
         returning t.*
     loop
         perform actae._langgraph_drop_channel(v_map.channel_id);
@@ -806,6 +813,7 @@ declare
     v_thread_id text;
     v_count integer := 0;
     v_deleted integer;
+    v_roles oid [] := actae._member_of();
 begin
     perform actae._require(p_thread_ids is null, 'thread_ids');
     if p_strategy is null or p_strategy not in ('keep_latest', 'delete') then
@@ -822,7 +830,10 @@ begin
     end if;
     for v_map in
         select t.* from actae.langgraph_threads as t
-        where t.thread_id = any(p_thread_ids) and actae._owns_channel(t.channel_id)
+        where t.thread_id = any(p_thread_ids) and (v_roles is null or exists (
+            select from actae.channels as c
+            where c.channel_id = t.channel_id and c.tenant = any(v_roles)
+        ))
         order by t.thread_id, t.checkpoint_ns
     loop
         select k.* into v_keep from actae.langgraph_checkpoints as k
@@ -862,12 +873,16 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_count integer;
+    v_roles oid [] := actae._member_of();
 begin
     perform actae._require(p_run_ids is null, 'run_ids');
     with doomed as (
         delete from actae.langgraph_checkpoints as k
         where k.metadata ? 'run_id' and (k.metadata ->> 'run_id') = any(p_run_ids)
-            and actae._owns_channel(k.channel_id)
+            and (v_roles is null or exists (
+                select from actae.channels as c
+                where c.channel_id = k.channel_id and c.tenant = any(v_roles)
+            ))
         returning k.channel_id, k.checkpoint_id
     ),
 
