@@ -178,16 +178,17 @@ $$;
 
 -- actae._execution_row — the API view of an execution row.
 -- Guarantees: claim_token is shown only when p_show_token (the caller owns the lease).
+-- LANGUAGE sql, so the planner inlines it into the caller's expression (a row built from
+-- p_row's fields): no function call on the hot path (a replay returns through it).
 create or replace function actae._execution_row(
     p_row actae.executions,
     p_outcome text,
     p_show_token boolean
 ) returns actae.execution_row
-language plpgsql
+language sql
 immutable
 as $$
-begin
-    return row(
+    select row(
         p_outcome, p_row.execution_id, p_row.channel_id, p_row.key_name, p_row.tool_name,
         p_row.status, case when p_show_token then p_row.claim_token end, p_row.fence,
         p_row.attempt, p_row.lease_expires_at, p_row.params, p_row.fingerprint, p_row.result,
@@ -195,7 +196,6 @@ begin
         p_row.created_at, p_row.claimed_at, p_row.heartbeat_at, p_row.finished_at,
         p_row.cancel_requested_at is not null, p_row.cancel_reason
     )::actae.execution_row;
-end;
 $$;
 
 -- actae._fenced_error — explain why a fenced write (heartbeat/complete/fail) matched no row.

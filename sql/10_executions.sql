@@ -93,7 +93,13 @@ begin
             perform actae._no_channel(p_channel_id);
         end if;
         if v_row.status = 'completed' then
-            perform actae._check_same_operation(v_row, p_tool_name, v_fields, v_fingerprint);
+            -- actae._check_same_operation's test inline; it runs (and raises) only when the
+            -- stored operation differs.
+            if v_row.tool_name <> p_tool_name or v_row.fingerprint <> v_fingerprint
+                or v_row.dedup_fields is distinct from v_fields then
+                perform actae._check_same_operation(v_row, p_tool_name, v_fields,
+                    v_fingerprint);
+            end if;
             return actae._execution_row(v_row, 'replayed', false);
         end if;
         -- Any other status is decided under the row lock, behind the purge guard (below).

@@ -681,7 +681,7 @@ CREATE FUNCTION actae._execution_channel(p_channel_id text, p_execution_id uuid)
 --
 
 CREATE FUNCTION actae._execution_row(p_row actae.executions, p_outcome text, p_show_token boolean) RETURNS actae.execution_row
-    LANGUAGE plpgsql IMMUTABLE
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
