@@ -387,8 +387,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
 
 PEER_PATHS = """\
 One durable step, new and replayed, on Actae and the Postgres-native peers Absurd
-(`absurd-sdk` + `absurdctl`, one queue per run) and pgtask (`pgtask`), all on one server in
-their own databases (tests/bench/peer_steps.py). A *new step* makes one step's result durable;
+(`absurd-sdk` + `absurdctl`) and pgtask (`pgtask`), all on one server in their own databases
+(tests/bench/peer_steps.py). A *new step* makes one step's result durable;
 a *replay* reads a completed step back. Raw paths are the statements each SDK sends,
 prepared, one transaction per call, from one process per client:
 
@@ -410,7 +410,9 @@ Absurd run instead reads all its checkpoints in one query when claimed, as Actae
 prefetch does, section 8). **pgtask** `task.step` inside a real handler: new =
 `get_checkpoint` (miss) + `commit_checkpoint`; replay = `get_checkpoint` of a recorded step
 (the SDK reads every step this way). SDK step times are taken inside the handler, one task
-per client stepping back to back.
+per client stepping back to back. Absurd keeps a queue's steps in the queue's own tables:
+the raw clients share one queue, the SDK clients have one queue each (each worker runs its
+own task); pgtask keeps every queue in the same tables.
 """
 
 
@@ -418,7 +420,13 @@ def _peers_section(results: dict[str, Any]) -> list[str]:
     peers = results.get("peers")
     if not peers:
         return []
-    lines = ["## 6. One step vs Absurd and pgtask", "", PEER_PATHS]
+    rounds = peers.get("rounds", {})
+    lines = ["## 6. One step vs Absurd and pgtask", "", PEER_PATHS,
+             f"Each (case, path, concurrency): the three systems alternate round after round, "
+             f"{peers.get('warmup_s')} s warm-up then {peers.get('duration_s')} s measured per "
+             "run; the table shows the median round ("
+             + ", ".join(f"c={c}: {n} round{'s' if n > 1 else ''}" for c, n in rounds.items())
+             + "; of 2 rounds, the faster). A client is one process.", ""]
     if cpu := peers.get("cpu"):
         bare = _get(cpu, BARE_CPU, "cpu_us")
         lines += ["### Server CPU per call", "",
