@@ -436,7 +436,9 @@ def _peers_section(results: dict[str, Any]) -> list[str]:
                   "transaction per call, prepared statements, paths interleaved round by "
                   "round (median). The bare primary-key read is `select e.* from "
                   "actae.executions` of the very row the Actae replay returns: the floor of a "
-                  "replay.", "",
+                  "replay. Every path connects as the server's superuser, as in the other "
+                  "groups (tenant checks take their shortest path for a superuser; "
+                  "tests/bench/tenant_overhead.py measures a tenant login).", "",
                   "| path | backend CPU µs/call | / bare PK read | calls/s (c=1) |",
                   "|---|---:|---:|---:|"]
         for name, r in cpu.items():
