@@ -426,7 +426,8 @@ def _peers_section(results: dict[str, Any]) -> list[str]:
              f"{peers.get('warmup_s')} s warm-up then {peers.get('duration_s')} s measured per "
              "run; the table shows the median round ("
              + ", ".join(f"c={c}: {n} round{'s' if n > 1 else ''}" for c, n in rounds.items())
-             + "; of 2 rounds, the faster). A client is one process.", ""]
+             + ("; of 2 rounds, the faster" if 2 in rounds.values() else "")
+             + "). A client is one process.", ""]
     if cpu := peers.get("cpu"):
         bare = _get(cpu, BARE_CPU, "cpu_us")
         lines += ["### Server CPU per call", "",
