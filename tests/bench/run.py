@@ -621,7 +621,9 @@ def bench_peers(plan: Plan) -> dict[str, Any]:
     import peer_steps
 
     out: dict[str, Any] = {"steps": {}, "warmup_s": plan.peer_warmup,
-                           "duration_s": plan.peer_duration, "rounds": plan.peer_rounds}
+                           "duration_s": plan.peer_duration,
+                           "rounds": {str(c): plan.peer_rounds[str(c)]
+                                      for c in plan.peer_concurrency}}
     with Server(PORTS["peers"]) as server:
         args = _peer_databases(server)
         log("backend CPU per call (replay vs bare primary-key read, peers' raw paths)")
