@@ -1,13 +1,16 @@
 """Parallel tool calls: N calls as one claim_executions + one complete_executions (2 commits)
 against N single claim_execution + complete_execution pairs (2N commits).
 
-`python tests/bench/batch.py [--n 8] [--seconds 3] [--rounds 3] [--out FILE.json]`
+`python tests/bench/batch.py [--n 8] [--seconds 3] [--rounds 3] [--out FILE.json]`, or the
+`batch` group of run.py.
 
-One throwaway server (server.py settings, port 55438), one client, side by side in one run:
+One throwaway server (server.py settings, port 55452), one client, side by side in one run:
 each round measures every contender for --seconds, rounds interleaved; the table shows the
 median per-call throughput (tool calls made durable per second, claim and completion both
 committed) and the ratio batch / single, through psycopg with prepared statements and
-through SyncActaeClient.
+through SyncActaeClient. Commits per N calls are counted, not assumed: the commit records
+the WAL holds (pg_walinspect) between the LSNs before and after COMMIT_SAMPLES operations
+of each psycopg contender, divided by COMMIT_SAMPLES.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from server import Server  # noqa: E402
 
 from actae import SyncActaeClient  # noqa: E402
 
-PORT = 55438
+PORT = 55452
+COMMIT_SAMPLES = 20
 PARAMS = {"q": "actae"}
 RESULT = {"ok": True}
 
@@ -112,6 +116,50 @@ def measure(op: Op, n: int, seconds: float) -> float:
     return calls / (time.perf_counter() - start)
 
 
+def commits_per_op(dsn: str, op: Op, samples: int = COMMIT_SAMPLES) -> float | None:
+    """Commit records written to the WAL per call of `op` (None without pg_walinspect). The
+    server is this group's own, so nothing else commits in between (autovacuum aside)."""
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        try:
+            admin.execute("create extension if not exists pg_walinspect")
+        except psycopg.Error:
+            return None
+        start = admin.execute("select pg_current_wal_insert_lsn()").fetchone()
+        for _ in range(samples):
+            op()
+        row = admin.execute(
+            "select count(*) from pg_get_wal_records_info(%s, pg_current_wal_flush_lsn())"
+            " where resource_manager = 'Transaction' and record_type = 'COMMIT'",
+            start).fetchone()
+    assert row is not None
+    return row[0] / samples
+
+
+def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
+                log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every contender, rounds interleaved, plus commits per N calls (see the module doc)."""
+    with psycopg.connect(dsn, autocommit=True) as conn, \
+            SyncActaeClient(dsn, max_size=1) as client:
+        contenders: dict[str, Op] = {
+            "psycopg: single calls": raw_single(conn, n),
+            "psycopg: batch": raw_batch(conn, n),
+            "driver: single calls": driver_single(client, n),
+            "driver: batch": driver_batch(client, n),
+        }
+        rounds: dict[str, list[float]] = {name: [] for name in contenders}
+        for k in range(rounds_):
+            for name, op in contenders.items():
+                rounds[name].append(measure(op, n, seconds))
+                log(f"  round {k + 1}/{rounds_} {name}: {rounds[name][-1]:,.0f} calls/s")
+        commits = {name: commits_per_op(dsn, contenders[name])
+                   for name in ("psycopg: single calls", "psycopg: batch")}
+    log(f"  commits per {n} calls: {commits}")
+    median = {name: statistics.median(values) for name, values in rounds.items()}
+    return {"n": n, "rounds": rounds, "median": median, "commits": commits,
+            "ratios": {"psycopg": median["psycopg: batch"] / median["psycopg: single calls"],
+                       "driver": median["driver: batch"] / median["driver: single calls"]}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=8)
@@ -119,26 +167,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    with Server(PORT) as server, \
-            psycopg.connect(server.dsn(), autocommit=True) as conn, \
-            SyncActaeClient(server.dsn(), max_size=1) as client:
-        contenders: dict[str, Op] = {
-            "psycopg: single calls": raw_single(conn, args.n),
-            "psycopg: batch": raw_batch(conn, args.n),
-            "driver: single calls": driver_single(client, args.n),
-            "driver: batch": driver_batch(client, args.n),
-        }
-        rounds: dict[str, list[float]] = {name: [] for name in contenders}
-        for k in range(args.rounds):
-            for name, op in contenders.items():
-                rounds[name].append(measure(op, args.n, args.seconds))
-                print(f"round {k + 1}/{args.rounds} {name}: {rounds[name][-1]:,.0f} calls/s",
-                      flush=True)
-    median = {name: statistics.median(values) for name, values in rounds.items()}
-    ratios = {
-        "psycopg": median["psycopg: batch"] / median["psycopg: single calls"],
-        "driver": median["driver: batch"] / median["driver: single calls"],
-    }
+    with Server(PORT) as server:
+        out = measure_all(server.dsn(), args.n, args.seconds, args.rounds)
+    median, rounds, ratios = out["median"], out["rounds"], out["ratios"]
     print(f"\nN = {args.n} parallel tool calls, one client, median of {args.rounds} rounds")
     print("| contender | calls/s | rounds |\n|---|---:|---|")
     for name, value in median.items():
@@ -146,9 +177,9 @@ def main() -> None:
     for path, ratio in ratios.items():
         print(f"batch / single ({path}): {ratio:.2f}x (target >= 4x: "
               f"{'met' if ratio >= 4 else 'MISSED'})")
+    print(f"commits per {args.n} calls: {out['commits']}")
     if args.out:
-        args.out.write_text(json.dumps({"n": args.n, "rounds": rounds, "median": median,
-                                        "ratios": ratios}, indent=2) + "\n")
+        args.out.write_text(json.dumps(out, indent=2) + "\n")
 
 
 if __name__ == "__main__":

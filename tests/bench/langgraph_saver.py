@@ -332,7 +332,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 async def bench(quick: bool) -> dict[str, Any]:
-    rounds, seconds = (1, 1.5) if quick else (3, 3.0)
+    rounds, seconds = (1, 0.75) if quick else (3, 3.0)
     with Server(PORT, {"shared_preload_libraries": "pg_stat_statements"}) as server:
         dsn = server.dsn()
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:

@@ -149,6 +149,69 @@ def _driver_ratios() -> list[tuple[str, str, str, float]]:
     return RATIOS
 
 
+REPLAY_CPU = "Actae replay (claim of a completed key)"
+BARE_CPU = "bare primary-key read of the same row"
+PEERS = (("absurd", "Absurd"), ("pgtask", "pgtask"))
+Row = tuple[str, str, bool | None]
+
+
+def _peer_targets(results: dict[str, Any]) -> list[Row]:
+    """Issue 18 items 1 and 8: replay CPU vs a bare read; one step vs Absurd and pgtask."""
+    rows: list[Row] = []
+    cpu = _get(results, "peers", "cpu") or {}
+    a, b = _get(cpu, REPLAY_CPU, "cpu_us"), _get(cpu, BARE_CPU, "cpu_us")
+    if a and b:
+        rows.append(("replay server CPU ≤ 1.3× bare PK read (backend CPU per call, c=1)",
+                     f"{a:.0f} / {b:.0f} µs = {a / b:.2f}×", a / b <= 1.3))
+    steps = _get(results, "peers", "steps") or {}
+    for case, path, target in (("replay", "raw", 1.2), ("replay", "sdk", 1.0),
+                               ("new", "raw", 1.0), ("new", "sdk", 1.0)):
+        for key, peer in PEERS:
+            for c in CONC:
+                x = _get(steps, case, path, "actae", c, "throughput")
+                y = _get(steps, case, path, key, c, "throughput")
+                if x is None and y is None:
+                    continue
+                what = "replay" if case == "replay" else "new step"
+                goal = f"≥ {target}× {peer} raw replay" if target > 1 else f"ahead of {peer}"
+                label = f"{what} {goal} ({path.upper() if path == 'sdk' else path} paths), c={c}"
+                rows.append((label, _ratio(x, y),
+                             None if not (x and y) else (x / y >= target if target > 1
+                                                         else x > y)))
+    return rows
+
+
+def _batch_targets(results: dict[str, Any]) -> list[Row]:
+    """Issue 18 item 3: N = 8 parallel calls per call vs singles, and their commits."""
+    batch = results.get("batch") or {}
+    rows: list[Row] = []
+    for path, ratio in (batch.get("ratios") or {}).items():
+        rows.append((f"N={batch.get('n')} parallel calls: per-call throughput ≥ 4× single "
+                     f"({path})", f"{ratio:.2f}×", ratio >= 4))
+    commits = _get(batch, "commits", "psycopg: batch")
+    if commits is not None:
+        single = _get(batch, "commits", "psycopg: single calls")
+        rows.append((f"N={batch.get('n')} parallel calls cost 2 commits (commit records in "
+                     "the WAL per batch)",
+                     f"{commits:g}" + (f" (singles: {single:g})" if single is not None else ""),
+                     commits <= 2))
+    return rows
+
+
+def _resume_targets(results: dict[str, Any]) -> list[Row]:
+    """Issue 18 item 2 (no number given): prefetch resumes faster than step by step."""
+    res = results.get("resume") or {}
+    rows: list[Row] = []
+    for where in ("own channel", "fork"):
+        on = _get(res, "modes", f"{where}, prefetch", "p50_ms")
+        off = _get(res, "modes", f"{where}, step by step", "p50_ms")
+        if on and off:
+            rows.append((f"resume of a {res.get('steps')}-step run ({where}): prefetch faster "
+                         "than step-by-step replay (speed-up, p50)",
+                         f"{on:,.0f} vs {off:,.0f} ms = {off / on:.2f}×", off > on))
+    return rows
+
+
 def _targets(results: dict[str, Any]) -> list[str]:
     """The issue's targets, checked against this run's numbers."""
     rows: list[tuple[str, str, bool | None]] = []
@@ -196,6 +259,7 @@ def _targets(results: dict[str, Any]) -> list[str]:
                 rows.append((f"runs, {key} (5-step runs/s): Actae {what} {peer}",
                              _ratio(a, b), None if not (a and b) else a / b >= target
                              if target > 1 else a > b))
+    rows += _peer_targets(results) + _batch_targets(results) + _resume_targets(results)
     for name in ("Actae fork_channel (at head)", "Actae fork_channel (one before head)",
                  "Actae fork_channel, work only (rolled back)"):
         per_n = _get(results, "forks", name) or {}
@@ -319,6 +383,125 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   cores as the server; at c=32 the 32 client processes compete with the server, which is why
   every Python contender falls further behind pgbench as concurrency grows.
 """
+
+
+PEER_PATHS = """\
+One durable step, new and replayed, on Actae and the Postgres-native peers Absurd
+(`absurd-sdk` + `absurdctl`) and pgtask (`pgtask`), all on one server in their own databases
+(tests/bench/peer_steps.py). A *new step* makes one step's result durable;
+a *replay* reads a completed step back. Raw paths are the statements each SDK sends,
+prepared, one transaction per call, from one process per client:
+
+- **Actae raw**: new = `actae.claim_execution` + `actae.complete_execution` (two commits: the
+  claim is recorded before the side effect, so a crash mid-call is visible and a stale worker
+  is fenced); replay = `actae.claim_execution` of a completed key.
+- **Absurd raw**: new = `absurd.set_task_checkpoint_state(queue, task, step, state, run,
+  null)` on a claimed task: its cheapest step write, one commit, written after the step ran;
+  replay = `absurd.get_task_checkpoint_state(queue, task, step)`.
+- **pgtask raw**: new = `pgtask.commit_checkpoint(task, attempt, lease_token, step, 0,
+  value)` on a claimed task (one commit, after the step ran); replay =
+  `pgtask.get_checkpoint(task, 1, step, 0)`.
+
+SDK paths: **Actae** `SyncActaeClient.run_tool` (new key: claim, call, complete; completed
+key: the stored result, the tool not called). **Absurd** `ctx.step` inside a real task
+handler run by its worker: new = a lookup (miss) + `set_task_checkpoint_state`; replay = the
+SDK's own lookup of a recorded step, its per-context cache entry cleared first (a resumed
+Absurd run instead reads all its checkpoints in one query when claimed, as Actae's worker
+prefetch does, section 8). **pgtask** `task.step` inside a real handler: new =
+`get_checkpoint` (miss) + `commit_checkpoint`; replay = `get_checkpoint` of a recorded step
+(the SDK reads every step this way). SDK step times are taken inside the handler, one task
+per client stepping back to back. Absurd keeps a queue's steps in the queue's own tables:
+the raw clients share one queue, the SDK clients have one queue each (each worker runs its
+own task); pgtask keeps every queue in the same tables.
+"""
+
+
+def _peers_section(results: dict[str, Any]) -> list[str]:
+    peers = results.get("peers")
+    if not peers:
+        return []
+    rounds = peers.get("rounds", {})
+    lines = ["## 6. One step vs Absurd and pgtask", "", PEER_PATHS,
+             f"Each (case, path, concurrency): the three systems alternate round after round, "
+             f"{peers.get('warmup_s')} s warm-up then {peers.get('duration_s')} s measured per "
+             "run; the table shows the median round ("
+             + ", ".join(f"c={c}: {n} round{'s' if n > 1 else ''}" for c, n in rounds.items())
+             + ("; of 2 rounds, the faster" if 2 in rounds.values() else "")
+             + "). A client is one process.", ""]
+    if cpu := peers.get("cpu"):
+        bare = _get(cpu, BARE_CPU, "cpu_us")
+        lines += ["### Server CPU per call", "",
+                  "Backend CPU of the server process serving one connection, read from "
+                  "`/proc/<backend pid>/schedstat` before and after a timed loop (client and "
+                  "server share the machine; tests/bench/backend_cpu.py), c = 1, one "
+                  "transaction per call, prepared statements, paths interleaved round by "
+                  "round (median). The bare primary-key read is `select e.* from "
+                  "actae.executions` of the very row the Actae replay returns: the floor of a "
+                  "replay. Every path connects as the server's superuser, as in the other "
+                  "groups (tenant checks take their shortest path for a superuser; "
+                  "tests/bench/tenant_overhead.py measures a tenant login).", "",
+                  "| path | backend CPU µs/call | / bare PK read | calls/s (c=1) |",
+                  "|---|---:|---:|---:|"]
+        for name, r in cpu.items():
+            lines.append(f"| {name} | {_fmt(r['cpu_us'], 1)} | {_ratio(r['cpu_us'], bare)} "
+                         f"| {_fmt(r['ops_per_s'])} |")
+        lines.append("")
+    names = {"actae": "Actae", "absurd": "Absurd", "pgtask": "pgtask"}
+    for case, title in (("new", "New step"), ("replay", "Replay")):
+        for path in ("raw", "sdk"):
+            block = _get(peers, "steps", case, path)
+            if not block:
+                continue
+            renamed = {names.get(k, k): v for k, v in block.items()}
+            lines += [f"### {title}, {'raw SQL' if path == 'raw' else 'SDK'} paths", "",
+                      *_throughput_table(renamed, "steps"), "",
+                      *_ratio_rows(renamed, [(f"Actae / {p}", "Actae", p)
+                                             for p in ("Absurd", "pgtask")]), ""]
+    return lines
+
+
+def _batch_section(results: dict[str, Any]) -> list[str]:
+    batch = results.get("batch")
+    if not batch:
+        return []
+    n = batch.get("n")
+    lines = ["## 7. Parallel tool calls in one round trip", "",
+             f"N = {n} tool calls as one `actae.claim_executions` + one "
+             "`actae.complete_executions` (two commits for the N) against N "
+             "`claim_execution` + `complete_execution` pairs (2N commits), one client, "
+             "rounds interleaved (tests/bench/batch.py). Throughput counts tool calls made "
+             "durable per second (median round). Commits are counted, not assumed: the "
+             "`COMMIT` records the WAL holds (`pg_walinspect`) between the LSNs before and "
+             "after 20 batches (or 20 × N single calls) on this group's own server, per "
+             "N calls.", "",
+             "| contender | calls/s (median) | rounds | commits per N calls |",
+             "|---|---:|---|---:|"]
+    for name, value in batch.get("median", {}).items():
+        commits = _get(batch, "commits", name)
+        lines.append(f"| {name} | {_fmt(value)} | "
+                     + ", ".join(_fmt(v) for v in batch["rounds"][name])
+                     + f" | {'—' if commits is None else f'{commits:g}'} |")
+    lines += ["", "Batch / single per-call throughput: " + ", ".join(
+        f"{path} {ratio:.2f}×" for path, ratio in batch.get("ratios", {}).items()) + ".", ""]
+    return lines
+
+
+def _resume_section(results: dict[str, Any]) -> list[str]:
+    res = results.get("resume")
+    if not res:
+        return []
+    lines = ["## 8. Resume of a run whose steps are all recorded", "",
+             f"One run of {res.get('steps')} recorded steps is started and one worker "
+             "(concurrency 1) claims it and replays every step; timed from `start_run` to the "
+             "run completed (tests/bench/resume.py). Prefetch: the worker reads every "
+             "completed execution the channel sees in one `list_completed` call and replays "
+             "from memory; step by step: one claim round trip per step. 'fork' resumes a "
+             "fork that inherits every step from its parent. "
+             f"{res.get('repeats')} samples per mode, modes interleaved.", "",
+             "| mode | p50 ms | best ms |", "|---|---:|---:|"]
+    for mode, r in res.get("modes", {}).items():
+        lines.append(f"| {mode} | {_fmt(r['p50_ms'], 1)} | {_fmt(r['best_ms'], 1)} |")
+    return [*lines, ""]
 
 
 def _whole_run(results: dict[str, Any]) -> str:
@@ -564,6 +747,7 @@ def write(results: dict[str, Any], notes: str | None = None,
         lines.append("")
         if "scale.png" in plots:
             lines += ["![scale](bench/scale.png)", ""]
+    lines += _peers_section(results) + _batch_section(results) + _resume_section(results)
     lines += [FINDINGS]
     if secs := results.get("seconds"):
         lines += ["Group runtimes: " + ", ".join(f"{k} {v} s" for k, v in secs.items()) + ".",

@@ -2,9 +2,9 @@
 read) against step-by-step replay (one claim round trip per step), in the run's own channel
 and in a fork that inherits every step.
 
-`python tests/bench/resume.py [--steps 100] [--repeats 7]`
+`python tests/bench/resume.py [--steps 100] [--repeats 7]`, or the `resume` group of run.py.
 
-One throwaway server (server.py settings, port 55439). Each sample starts one run, lets one
+One throwaway server (server.py settings, port 55453). Each sample starts one run, lets one
 worker (concurrency 1) claim it and replay its steps, and stops the clock when the run is
 completed; the table shows the median and the best of --repeats samples, modes interleaved.
 """
@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ from server import Server  # noqa: E402
 
 from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker  # noqa: E402
 
-PORT = 55439
+PORT = 55453
+MODES = {(False, True): "own channel, prefetch", (False, False): "own channel, step by step",
+         (True, True): "fork, prefetch", (True, False): "fork, step by step"}
 
 
 async def step(ctx: ToolContext) -> dict[str, Any]:
@@ -78,29 +81,36 @@ def resume_seconds(dsn: str, steps: int, prefetch: bool, fork: bool) -> float:
     return asyncio.run(main())
 
 
+def measure_all(dsn: str, steps: int, repeats: int,
+                log: Callable[[str], None] = print) -> dict[str, Any]:
+    """{mode: {p50_ms, best_ms, samples_ms}} for the MODES, interleaved sample by sample."""
+    samples: dict[tuple[bool, bool], list[float]] = {m: [] for m in MODES}
+    for k in range(repeats):
+        for fork, prefetch in MODES:
+            samples[(fork, prefetch)].append(resume_seconds(dsn, steps, prefetch, fork) * 1000)
+        log(f"  resume repeat {k + 1}/{repeats} done")
+    return {"steps": steps, "repeats": repeats, "modes": {
+        name: {"p50_ms": round(statistics.median(samples[m]), 1),
+               "best_ms": round(min(samples[m]), 1),
+               "samples_ms": [round(v, 1) for v in samples[m]]}
+        for m, name in MODES.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    modes = [(fork, prefetch) for fork in (False, True) for prefetch in (True, False)]
-    samples: dict[tuple[bool, bool], list[float]] = {m: [] for m in modes}
     with Server(PORT) as server:
-        for k in range(args.repeats):
-            for fork, prefetch in modes:
-                samples[(fork, prefetch)].append(
-                    resume_seconds(server.dsn(), args.steps, prefetch, fork))
-            print(f"repeat {k + 1}/{args.repeats} done", flush=True)
+        modes = measure_all(server.dsn(), args.steps, args.repeats)["modes"]
     print(f"\nresume of a run with {args.steps} recorded steps, one worker, "
           f"{args.repeats} samples")
     print("| channel | prefetch p50 ms | best | step by step p50 ms | best | speed-up (p50) |")
     print("|---|---:|---:|---:|---:|---:|")
-    for fork in (False, True):
-        on, off = samples[(fork, True)], samples[(fork, False)]
-        print(f"| {'fork (inherited steps)' if fork else 'own'} "
-              f"| {statistics.median(on) * 1000:.1f} | {min(on) * 1000:.1f} "
-              f"| {statistics.median(off) * 1000:.1f} | {min(off) * 1000:.1f} "
-              f"| {statistics.median(off) / statistics.median(on):.1f}x |")
+    for where in ("own channel", "fork"):
+        on, off = modes[f"{where}, prefetch"], modes[f"{where}, step by step"]
+        print(f"| {where} | {on['p50_ms']} | {on['best_ms']} | {off['p50_ms']} "
+              f"| {off['best_ms']} | {off['p50_ms'] / on['p50_ms']:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ touches the committed report. A full run writes docs/bench/results.json, docs/BE
 and its plots; with --only it re-measures those groups and keeps the others' earlier
 numbers, and the report says which groups were measured when.
 
-Groups (each on its own throwaway server, ports 55445-55448):
+Groups (each on its own throwaway server, ports 55445-55448 unless said):
   claim       claim+complete cycle and replay: pgbench limit, Actae, hand-written, DBOS
   driver      SyncActaeClient / ActaeClient / run_tool vs bare psycopg (driver.py, port 55438)
   transitions state transitions: Actae vs LangGraph PostgresSaver, 1 KB and 64 KB states
@@ -18,6 +18,13 @@ Groups (each on its own throwaway server, ports 55445-55448):
   runs        runs/s of a 5-step agent: Actae's Worker vs Absurd, DBOS; claim_run latency
   langgraph   AsyncActaeSaver vs AsyncPostgresSaver (langgraph_saver.py, port 55449; writes
               docs/bench/langgraph_saver.md)
+  peers       one step, new and replayed, Actae vs Absurd and pgtask, raw SQL and SDK paths,
+              c = 1 and 8 (peer_steps.py); server CPU of a replay vs a bare primary-key read
+              of the same row (backend_cpu.py); port 55454
+  batch       N = 8 parallel tool calls: claim_executions + complete_executions vs N single
+              calls, commits per batch counted in the WAL (batch.py, port 55452)
+  resume      resume of a 100-step run: prefetch (list_completed) vs step-by-step replay
+              (resume.py, port 55453)
 Results go to docs/bench/results.json; report.py turns them into docs/BENCHMARKS.md + PNGs.
 Progress: every line carries the elapsed time of the whole run; each group starts with
 "phase k/N".
@@ -44,7 +51,7 @@ from psycopg.types.json import Jsonb
 from server import REPO, SETTINGS, Server, machine
 
 CONCURRENCY = (1, 8, 32)
-PORTS = {"claim": 55445, "transitions": 55446, "forks": 55447, "scale": 55448}
+PORTS = {"claim": 55445, "transitions": 55446, "forks": 55447, "scale": 55448, "peers": 55454}
 RESULTS = REPO / "docs" / "bench" / "results.json"
 QUICK_OUT = REPO / "tests" / "bench" / ".quick"
 STARTED = time.monotonic()
@@ -55,7 +62,8 @@ class Plan:
         self.quick = quick
         self.warmup = 0.2 if quick else 2.0
         self.duration = 0.5 if quick else 4.0
-        self.rounds = 1 if quick else 3  # pgbench rows only (cheap, and the headline ratio)
+        # Interleaved rounds: the pgbench rows of claim (the headline ratio) and the peers group.
+        self.rounds = 1 if quick else 3
         self.concurrency = (1,) if quick else CONCURRENCY
         self.fork_sizes = (100, 1000) if quick else (100, 10000, 100000)
         self.scale_rows = (0, 20000) if quick else (0, 1000000, 5000000)
@@ -63,6 +71,14 @@ class Plan:
         self.forks = 5 if quick else 40
         self.wal_steps = 200 if quick else 1000
         self.driver_ops, self.driver_rounds = (40, 3) if quick else (400, 7)
+        self.peer_concurrency = (1,) if quick else (1, 8)
+        # A full peers group: 2 cases x 2 paths x 3 systems x (3 rounds at c=1 + 1 at c=8),
+        # about 8 min: a c=8 run spends ~15 s starting and preparing its 8 processes.
+        self.peer_warmup, self.peer_duration = (0.1, 0.3) if quick else (1.0, 2.0)
+        self.peer_rounds = {"1": 1, "8": 1} if quick else {"1": 3, "8": 1}
+        self.cpu_seconds, self.cpu_rounds = (0.3, 1) if quick else (2.0, 5)
+        self.batch_seconds, self.batch_rounds = (0.5, 1) if quick else (3.0, 3)
+        self.resume_repeats = 1 if quick else 7
 
 
 def log(message: str) -> None:
@@ -529,8 +545,132 @@ def bench_driver(plan: Plan) -> dict[str, Any]:
         return driver.measure(server.dsn(), plan.driver_ops, plan.driver_rounds, log)
 
 
+# --- one step vs the peers; replay CPU vs a bare read; batches; resume -----------------------
+
+PEER_SYSTEMS = ("actae", "absurd", "pgtask")
+
+
+def _peer_databases(server: Server) -> dict[str, str]:
+    """Absurd (schema by absurdctl) and pgtask (its own migrate) beside Actae's database."""
+    import asyncio
+    import os
+
+    from pgtask import Client
+    from server import PG_BIN
+
+    with psycopg.connect(server.dsn("postgres"), autocommit=True) as conn:
+        conn.execute("create database absurd")
+        conn.execute("create database pgtask")
+    subprocess.run(["absurdctl", "init", "-d", server.url("absurd")], check=True,
+                   capture_output=True,
+                   env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{PG_BIN}:"
+                                             f"{os.environ.get('PATH', '')}"})
+    # pgtask's driver wants a host in the URL even for a Unix socket (?host= overrides it).
+    pgtask_url = server.url("pgtask").replace("@/", "@localhost/", 1)
+
+    async def migrate() -> None:
+        await (await Client.connect(pgtask_url)).migrate()
+
+    asyncio.run(migrate())
+    return {"dsn": server.dsn(), "absurd_dsn": server.dsn("absurd"),
+            "pgtask_dsn": server.dsn("pgtask"), "pgtask_url": pgtask_url}
+
+
+def _replay_cpu(args: dict[str, str], plan: Plan) -> dict[str, Any]:
+    """Server backend CPU per call (us, median of rounds, paths interleaved), c = 1, one
+    connection per path, prepared statements, one transaction per call."""
+    import backend_cpu
+    import peer_steps as ps
+
+    paths = {
+        "Actae replay (claim of a completed key)": ("dsn", ps.actae_replay_one),
+        "bare primary-key read of the same row": ("dsn", ps.bare_read),
+        "Absurd raw replay (get_task_checkpoint_state)": ("absurd_dsn", ps.absurd_replay),
+        "pgtask raw replay (get_checkpoint)": ("pgtask_dsn", ps.pgtask_replay),
+        "Actae new step (claim + complete)": ("dsn", ps.actae_new),
+        "Absurd raw new step (set_task_checkpoint_state)": ("absurd_dsn", ps.absurd_new),
+        "pgtask raw new step (commit_checkpoint)": ("pgtask_dsn", ps.pgtask_new),
+    }
+    conns = {name: psycopg.connect(args[key], autocommit=True) for name, (key, _) in
+             paths.items()}
+    channel = f"cpu-{tag()}"
+    ops = {name: make(conns[name], channel if key == "dsn" else f"q{tag()}")
+           for name, (key, make) in paths.items()}
+    cpu: dict[str, list[float]] = {name: [] for name in paths}
+    rate: dict[str, list[float]] = {name: [] for name in paths}
+    try:
+        for r in range(plan.cpu_rounds):
+            names = list(paths)
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                ops_s, us = backend_cpu.rate(conns[name], ops[name], plan.cpu_seconds)
+                rate[name].append(ops_s)
+                cpu[name].append(us)
+    finally:
+        for conn in conns.values():
+            conn.close()
+    out = {name: {"cpu_us": round(statistics.median(cpu[name]), 1),
+                  "ops_per_s": round(statistics.median(rate[name]), 1),
+                  "rounds_cpu_us": [round(v, 1) for v in cpu[name]]} for name in paths}
+    for name, r in out.items():
+        log(f"  backend CPU {name}: {r['cpu_us']} us/call ({r['ops_per_s']}/s)")
+    return out
+
+
+def bench_peers(plan: Plan) -> dict[str, Any]:
+    """{"cpu": backend CPU per call, "steps": {case: {path: {system: {c: summary}}}}}."""
+    import peer_steps
+
+    out: dict[str, Any] = {"steps": {}, "warmup_s": plan.peer_warmup,
+                           "duration_s": plan.peer_duration,
+                           "rounds": {str(c): plan.peer_rounds[str(c)]
+                                      for c in plan.peer_concurrency}}
+    with Server(PORTS["peers"]) as server:
+        args = _peer_databases(server)
+        log("backend CPU per call (replay vs bare primary-key read, peers' raw paths)")
+        out["cpu"] = _replay_cpu(args, plan)
+        for case in ("new", "replay"):
+            for path in ("raw", "sdk"):
+                log(f"one step, {case}, {path} path")
+                for c in plan.peer_concurrency:
+                    # Systems alternate round after round: this disk's fsync time drifts.
+                    raw: dict[str, list[load.Result]] = {}
+                    for _ in range(plan.peer_rounds[str(c)]):
+                        for system in PEER_SYSTEMS:
+                            name = f"{system} {path} {case}"
+                            result = load.run(name, peer_steps.CONTENDERS[(system, path, case)],
+                                              {**args, "tag": tag()}, c, plan.peer_warmup,
+                                              plan.peer_duration)
+                            if not plan.quick:  # quick: every second counts (3 min)
+                                server.checkpoint()
+                            log(f"  {name:20s} c={c:<2d} {result.throughput:9.1f}/s"
+                                f"  p50 {result.pct(0.5):7.2f} ms"
+                                f"  p99 {result.pct(0.99):7.2f} ms")
+                            raw.setdefault(system, []).append(result)
+                    for system, rounds in raw.items():
+                        out["steps"].setdefault(case, {}).setdefault(path, {}).setdefault(
+                            system, {})[str(c)] = median_of(rounds)
+    return out
+
+
+def bench_batch(plan: Plan) -> dict[str, Any]:
+    """N = 8 parallel tool calls as one batch vs N single calls (batch.py)."""
+    import batch
+
+    with Server(batch.PORT) as server:
+        return batch.measure_all(server.dsn(), 8, plan.batch_seconds, plan.batch_rounds, log)
+
+
+def bench_resume(plan: Plan) -> dict[str, Any]:
+    """Resume of a 100-step run, prefetch vs step by step (resume.py)."""
+    import resume
+
+    with Server(resume.PORT) as server:
+        return resume.measure_all(server.dsn(), 100, plan.resume_repeats, log)
+
+
 GROUPS = {"claim": bench_claim, "driver": bench_driver, "transitions": bench_transitions,
-          "forks": bench_forks, "scale": bench_scale, "runs": bench_runs}
+          "forks": bench_forks, "scale": bench_scale, "runs": bench_runs,
+          "peers": bench_peers, "batch": bench_batch, "resume": bench_resume}
 # A quick run writes its langgraph_saver.{json,md} to the scratch folder too.
 GROUPS["langgraph"] = lambda plan: langgraph_saver.run(
     plan.quick, QUICK_OUT if plan.quick else None)

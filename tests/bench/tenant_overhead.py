@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from io import BytesIO
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from backend_cpu import rate
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import Jsonb
@@ -118,24 +118,6 @@ def _bare_read(conn: psycopg.Connection[Any]) -> Callable[[], None]:
     return op
 
 
-def _backend_cpu_ns(conn: psycopg.Connection[Any]) -> int:
-    """CPU time the connection's server backend has used so far (same machine only)."""
-    return int(Path(f"/proc/{conn.info.backend_pid}/schedstat").read_text().split()[0])
-
-
-def _rate(conn: psycopg.Connection[Any], op: Callable[[], None],
-          seconds: float) -> tuple[float, float]:
-    """(operations per second, backend CPU microseconds per operation) over `seconds`."""
-    for _ in range(50):
-        op()
-    done, cpu, start = 0, _backend_cpu_ns(conn), time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        op()
-        done += 1
-    elapsed = time.perf_counter() - start
-    return done / elapsed, (_backend_cpu_ns(conn) - cpu) / 1000 / done
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--base", default="main")
@@ -162,8 +144,8 @@ def main() -> None:
         for path, make in paths.items():
             for db in order:
                 conn = admins[db] if path == "bare PK read" else conns[db]
-                rate, cpu = _rate(conn, make(conn), args.seconds)
-                rates.setdefault((path, db), []).append(rate)
+                ops, cpu = rate(conn, make(conn), args.seconds)
+                rates.setdefault((path, db), []).append(ops)
                 cpus.setdefault((path, db), []).append(cpu)
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
     server = conninfo_to_dict(admin)
