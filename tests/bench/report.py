@@ -291,8 +291,31 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   loses more); the targets table above has this run's ratios. Where 0.8x is missed, what
   remains above the limit is PL/pgSQL itself (two SECURITY
   DEFINER calls with their search_path switch, per-transaction expression set-up, the
-  24-column result row), the channel lookup a claim needs to detect forks, and the FOR
-  SHARE lock on the channel row that orders a completion against forks.
+  24-column result row) and the claim's extra statements (the replay probe a new key pays,
+  the channel read that detects forks).
+- **The floor of a SECURITY DEFINER call** (measured 2026-12-03, backend CPU per call from
+  /proc/<pid>/schedstat, one read-only transaction per call, prepared, medians of 7 rounds
+  of 3 000): `select $1` 24 us; the same through a PL/pgSQL function 28 us; SECURITY
+  DEFINER 28 us; with `set search_path` (which SPEC section 3a requires) 34 us; plus one
+  primary-key SELECT inside 48 us; plus a second 53 us. The bare primary-key read of the
+  replay target is 37 us, so 1.3x of it (48 us) is exactly what a definer function costs
+  that does nothing but that read: the replay target cannot be met by any function the
+  spec allows; the replay (about 80-90 us now) is within 2x of that floor. A claim+complete
+  pair pays two such entries, four statements and two commits against the limit's two
+  statements and two commits.
+- **Completions ordered by an advisory lock, not a row lock** (changed, sql/10_executions.sql,
+  sql/20_channels.sql): complete_execution read the channel clock under `FOR SHARE`, which
+  writes a lock into the channel's tuple (a WAL record per completion, the channel page
+  dirtied after every checkpoint, a multixact when two completions of one channel overlap).
+  It now takes the channel's clock guard (a transaction advisory lock) shared, and every
+  writer of the channel (`_lock_channel`: appends, forks, TTL and watch changes) takes it
+  exclusively, so the order is the same (isolation spec `completion_fork_cut` proves both
+  orders), and the clock is read inside the completing UPDATE: one statement less. WAL per
+  step at 1 M executions (pg_waldump over 1 000 steps after a checkpoint, one warm channel):
+  937 -> 887 bytes, the Heap/LOCK record gone.
+- **Replays skip two nested calls** (changed): the same-operation check runs inline (its
+  helper only raises) and `_execution_row` is LANGUAGE sql, which the planner inlines into
+  the caller's expression; about 8-10 us of backend CPU less per replay (A/B, interleaved).
 - **Argument checks inline** (changed, sql/10_executions.sql). Each `perform
   actae._check_text(...)`-style helper call is a PL/pgSQL function with its own
   `set search_path`; the first call in every transaction sets that up again. claim_execution
@@ -304,8 +327,6 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   was a write transaction waiting for a WAL flush. A completed row never changes again, so it
   is now read without the lock and a replay writes nothing: pgbench replays went from about
   1 900 to 5 100/s at c=1 and from 3 100 to 7 000/s at c=8 (A/B, same server).
-- **Tried and not kept**: building the result row inline instead of calling
-  `actae._execution_row` (no difference measurable above the noise).
 - **Appends notified every time** (changed, migration 0003 + sql/21_events.sql).
   `record_event` / `transition_state` called `pg_notify` on every append. PostgreSQL holds a
   database-wide lock from a notifying transaction's pre-commit until its commit record is
@@ -360,10 +381,16 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   time-ordered ids in the run above; a separate probe server (1 M executions, quiet)
   gave 0.95-1.2 KB and 0.02-0.05 per step, the first 1 000 steps after the bulk load and
   VACUUM being the expensive ones. So the 1 KB target is met at 0 executions and not
-  reliably at 1 M / 5 M: the remaining full-page images come from other pages the first
-  steps after a checkpoint touch (not pinned down in the time available); a fillfactor of
-  80 on executions (room for HOT completions on the claim's own page) was tried on the
-  probe server and changed nothing measurable, so it was not kept.
+  reliably at 1 M / 5 M. The remaining full-page images are primary-key leaves: the
+  pgbench script claims `'k' || random(1, 9e18)` in one channel per client, and by the 1 M
+  measurement channel c1 already holds the keys of every earlier claim+complete run, spread
+  over many leaves of `(channel_id, key_name)`, so most steps after a checkpoint touch a
+  leaf not yet written since it. A pg_waldump breakdown of 1 000 steps at 1 M executions
+  with a warm channel of 3 000 keys (887 bytes per step): heap insert of the claimed row
+  276, its HOT completion 173, B-tree inserts 230 (of which full-page images 79), the two
+  commit records 68, the speculative-insert confirmation of `ON CONFLICT` 48, pruning 15.
+  A fillfactor of 80 on executions (room for HOT completions on the claim's own page) was
+  tried on the probe server and changed nothing measurable, so it was not kept.
 - **list_events near the tail of a long channel** (changed, sql/21_events.sql): when the
   planner expected few rows after `after_cursor` it picked a bitmap index scan and sorted
   every remaining row instead of reading one page in index order (a page at cursor 99 000 of
