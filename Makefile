@@ -46,7 +46,7 @@ help:
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
 	@echo "make fidelity       regenerate docs/FIDELITY.md"
 	@echo "make soak           long crash/race/stall/restart/bad-input run (~6 min); docs/RELIABILITY.md"
-	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph (~20 min)"
+	@echo "make bench          benchmarks vs the pgbench limit, hand-written SQL, DBOS, LangGraph, Absurd, pgtask (~30 min)"
 	@echo "make test-citus     the suites on a 3-node Citus cluster (builds Citus when missing)"
 	@echo "make bench-quick    the same, shortened (< 3 min), into tests/bench/.quick/ (a smoke run)"
 	@echo "make migrate        apply migrations (ACTAE_DSN, else the local server, left running; prints its DSN)"
