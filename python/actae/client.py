@@ -208,9 +208,11 @@ class ActaeClient:
 
     @staticmethod
     async def _execute(conn: psycopg.AsyncConnection[Any], call: calls.Call[T]) -> T:
-        async with conn.cursor(binary=call.binary) as cur:
-            await cur.execute(call.sql, call.params)
-            return call.read(_dict_rows(call.sql, cur, await cur.fetchall()))
+        # No ``async with``: closing a cursor only drops its result, which leaving this
+        # frame does too (as connection.execute's cursors do), for one coroutine less.
+        cur = conn.cursor(binary=call.binary)
+        await cur.execute(call.sql, call.params)
+        return call.read(_dict_rows(call.sql, cur, await cur.fetchall()))
 
     async def drive(self, plan: plans.Plan[T]) -> T:
         """Run a plan to completion; Emit steps are ignored."""
@@ -410,9 +412,9 @@ class SyncActaeClient:
 
     @staticmethod
     def _execute(conn: psycopg.Connection[Any], call: calls.Call[T]) -> T:
-        with conn.cursor(binary=call.binary) as cur:
-            cur.execute(call.sql, call.params)
-            return call.read(_dict_rows(call.sql, cur, cur.fetchall()))
+        cur = conn.cursor(binary=call.binary)  # see ActaeClient._execute
+        cur.execute(call.sql, call.params)
+        return call.read(_dict_rows(call.sql, cur, cur.fetchall()))
 
     def drive(self, plan: plans.Plan[T]) -> T:
         """Run a plan to completion; Emit steps are ignored."""
