@@ -119,7 +119,7 @@ class Running:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.waiters: list[asyncio.Future[None]] = []
-        self.future: asyncio.Future[Any] = loop.create_future()
+        self.future: asyncio.Future[Any]
 
     def wake(self, *_: object) -> None:
         for waiter in self.waiters:
@@ -151,7 +151,7 @@ async def _astart(step: Start) -> Running:
     if inspect.iscoroutinefunction(fn):
         running.future = asyncio.ensure_future(_tool(fn(ctx), running))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop
-        finished = running.future
+        finished = running.future = running.loop.create_future()
 
         def settle(outcome: Outcome) -> None:
             if finished.done():
