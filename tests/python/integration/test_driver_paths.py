@@ -13,7 +13,14 @@ from typing import Any
 import psycopg
 import pytest
 
-from actae import ActaeClient, LeaseLost, SyncActaeClient, ToolContext, observe
+from actae import (
+    ActaeClient,
+    IdempotencyConflict,
+    LeaseLost,
+    SyncActaeClient,
+    ToolContext,
+    observe,
+)
 from actae.calls import Call
 
 
@@ -144,3 +151,53 @@ def test_cancelling_the_caller_cancels_its_async_tool_and_records_nothing(
     row = asyncio.run(main())
     assert seen == ["started", "cancelled"]
     assert row.status == "claimed" and row.result is None  # the lease lapses: ambiguous later
+
+
+def test_a_pooled_connections_reused_cursor_reads_each_calls_own_rows(
+    dsn: str, unique: Callable[..., str], conn: psycopg.Connection[Any]
+) -> None:
+    """One pooled connection, one reused cursor: statements with other columns, an error in
+    between, and a caller's own connection (conn=) each read their own rows."""
+    channel = unique("reused-cursor")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        claim = client.claim_execution(channel, "k", "t", {"a": 1})
+        with pytest.raises(IdempotencyConflict):
+            client.claim_execution(channel, "k", "t", {"a": 2})
+        recorded = client.record_event(channel, "note", {"n": 1})
+        done = client.complete_execution(claim.execution.id, claim.claim_token, {"ok": 1})
+        mine = client.get_execution(channel_id=channel, key_name="k", conn=conn)
+        events = client.list_events(channel)
+        replay = client.claim_execution(channel, "k", "t", {"a": 1})
+        pooled = client.pool.getconn()
+        try:
+            cursor = getattr(pooled, "_actae_cursor", None)
+        finally:
+            client.pool.putconn(pooled)
+    assert recorded.outcome == "recorded" and recorded.cursor == 1
+    assert done.status == "completed" and done.result == {"ok": 1}
+    assert (mine.id, mine.status, mine.result) == (done.id, "completed", {"ok": 1})
+    assert [e.event_type for e in events] == ["note"]
+    assert replay.status == "replayed" and replay.result == {"ok": 1}
+    assert cursor is not None and not cursor.closed
+    assert getattr(conn, "_actae_cursor", None) is None  # conn=: a cursor of its own
+
+
+def test_async_pooled_connection_reuses_its_cursor_across_statements(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("reused-acursor")
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with ActaeClient(dsn, max_size=1) as client:
+            claim = await client.claim_execution(channel, "k", "t", {"a": 1})
+            with pytest.raises(IdempotencyConflict):
+                await client.claim_execution(channel, "k", "t", {"a": 2})
+            done = await client.complete_execution(claim.execution.id, claim.claim_token, 7)
+            state = await client.get_channel(channel)
+            replay = await client.claim_execution(channel, "k", "t", {"a": 1})
+            return done, state, replay
+
+    done, state, replay = asyncio.run(main())
+    assert done.status == "completed" and done.result == 7
+    assert state.channel_id == channel
+    assert replay.status == "replayed" and replay.result == 7
