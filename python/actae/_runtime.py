@@ -15,7 +15,7 @@ import contextvars
 import inspect
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from actae.context import Tool, ToolContext
@@ -35,11 +35,20 @@ class ThreadRun:
     def __init__(self, fn: Tool, ctx: ToolContext,
                  on_done: Callable[[Outcome], None] | None = None) -> None:
         self.fn, self.ctx, self.on_done = fn, ctx, on_done
-        self.done = threading.Event()
+        # Held until the outcome is recorded: a bare lock is a cheaper signal than an Event
+        # (a Condition and a lock per wait) for the one thread that waits.
+        self.finished = threading.Lock()
+        self.finished.acquire()
         self.outcome: Outcome | None = None
         # The caller's context (e.g. its trace span) goes with the tool into the thread.
         self.context = contextvars.copy_context()
         _submit(self)
+
+    def wait(self, timeout: float) -> Outcome | None:
+        """The outcome, waiting up to timeout seconds for it; None while the tool runs."""
+        if self.finished.acquire(timeout=timeout):
+            self.finished.release()  # later waits return at once
+        return self.outcome
 
     def main(self) -> None:
         """Run the tool (in a worker thread) and record its outcome."""
@@ -52,7 +61,7 @@ class ThreadRun:
         except BaseException as exc:  # noqa: BLE001 - handed to the plan, which decides
             outcome = Raised(exc)
         self.outcome = outcome
-        self.done.set()
+        self.finished.release()
         if self.on_done is not None:
             self.on_done(outcome)
 
@@ -102,14 +111,47 @@ def _retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
-async def _astart(step: Start) -> asyncio.Future[Any]:
+class Running:
+    """A tool started under the asyncio client: the future of its outcome (an asyncio task,
+    or a future settled from a sync tool's thread) and the callers waiting for it. The tool
+    wakes them itself as it ends, a loop round sooner than a done callback (asyncio.wait)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiters: list[asyncio.Future[None]] = []
+        self.future: asyncio.Future[Any]
+
+    def wake(self, *_: object) -> None:
+        for waiter in self.waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self.waiters.clear()
+
+    async def wait(self, timeout: float) -> None:
+        """Until the tool ends or timeout seconds pass."""
+        waiter = self.loop.create_future()
+        self.waiters.append(waiter)
+        timer = self.loop.call_later(timeout, self.wake)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+
+
+async def _tool(coroutine: Awaitable[Any], running: Running) -> Any:
+    try:
+        return await coroutine
+    finally:
+        running.wake()
+
+
+async def _astart(step: Start) -> Running:
     fn, ctx = step.fn, step.ctx
-    task: asyncio.Future[Any]
+    running = Running(asyncio.get_running_loop())
     if inspect.iscoroutinefunction(fn):
-        task = asyncio.ensure_future(fn(ctx))
+        running.future = asyncio.ensure_future(_tool(fn(ctx), running))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop
-        loop = asyncio.get_running_loop()
-        finished: asyncio.Future[Any] = loop.create_future()
+        finished = running.future = running.loop.create_future()
 
         def settle(outcome: Outcome) -> None:
             if finished.done():
@@ -118,30 +160,33 @@ async def _astart(step: Start) -> asyncio.Future[Any]:
                 finished.set_result(outcome.value)
             else:
                 finished.set_exception(outcome.error)
+            running.wake()
 
         def hand_back(outcome: Outcome) -> None:
             with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
-                loop.call_soon_threadsafe(settle, outcome)
+                running.loop.call_soon_threadsafe(settle, outcome)
 
         ThreadRun(fn, ctx, hand_back)
-        task = finished
-    task.add_done_callback(_retrieve)
-    return task
+    running.future.add_done_callback(_retrieve)
+    running.future.add_done_callback(running.wake)  # cancelled before it ever ran
+    return running
 
 
 async def _await_tool(step: Wait) -> Outcome | None:
-    task: asyncio.Future[Any] = step.handle
-    try:
-        await asyncio.wait({task}, timeout=step.timeout)
-    except asyncio.CancelledError:
-        task.cancel()  # the caller was cancelled: do not leave the tool running
-        raise
+    running: Running = step.handle
+    task = running.future
+    if not task.done():
+        try:
+            await running.wait(step.timeout)
+        except asyncio.CancelledError:
+            task.cancel()  # the caller was cancelled: do not leave the tool running
+            raise
     return _task_outcome(task) if task.done() else None
 
 
 async def _astop(step: Stop) -> Outcome | None:
     step.ctx.request_stop()
-    task: asyncio.Future[Any] = step.handle
+    task = step.handle.future
     if not task.done():
         task.cancel()
         await asyncio.wait({task}, timeout=STOP_GRACE)
@@ -172,12 +217,11 @@ def run(step: LocalStep, client: Any) -> Any:
         return ThreadRun(step.fn, step.ctx)
     if isinstance(step, Wait):
         thread_run: ThreadRun = step.handle
-        thread_run.done.wait(step.timeout)
-        return thread_run.outcome if thread_run.done.is_set() else None
+        return thread_run.wait(step.timeout)
     if isinstance(step, Stop):
         step.ctx.request_stop()
         stopped: ThreadRun = step.handle
-        return stopped.outcome if stopped.done.is_set() else None
+        return stopped.outcome
     if isinstance(step, Attempt):
         try:
             return client.run(step.call)
