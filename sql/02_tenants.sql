@@ -175,6 +175,23 @@ begin
 end;
 $$;
 
+-- actae._tenant_role — the role oid of tenant p_tenant (a role name, not quoted), or null
+-- when that role is no tenant. A tenant is a role granted actae_agent directly (a NOLOGIN
+-- tenant role, or a login that is its own tenant), other than actae_operator; a login that
+-- belongs to a tenant is a member of actae_agent only through it, so it is no tenant.
+create or replace function actae._tenant_role(
+    p_tenant text
+) returns oid
+language sql
+stable
+as $$
+    select r.oid
+    from pg_catalog.pg_roles as r
+    inner join pg_catalog.pg_auth_members as m
+        on m.member = r.oid and m.roleid = 'actae_agent'::regrole
+    where r.rolname = p_tenant and r.rolname <> 'actae_operator';
+$$;
+
 -- actae.assign_tenant — move a channel and its executions to tenant p_tenant (operator
 -- only): e.g. the channels written before tenants existed, which belong to actae_agent
 -- (shared by every agent) until assigned.
@@ -196,11 +213,7 @@ declare
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._require(p_tenant is null, 'tenant');
-    select r.oid into v_tenant
-    from pg_catalog.pg_roles as r
-    inner join pg_catalog.pg_auth_members as m
-        on m.member = r.oid and m.roleid = 'actae_agent'::regrole
-    where r.rolname = p_tenant and r.rolname <> 'actae_operator';
+    v_tenant := actae._tenant_role(p_tenant);
     if v_tenant is null then
         perform actae._raise(
             'AC400', format('tenant %s is not a role granted actae_agent', p_tenant),

@@ -16,8 +16,9 @@
 -- Guarantees: a null limit is no limit; 0 forbids (no new channel, no append). The
 -- measured usage of the tenant is kept. Operator only (actae_operator).
 -- p_tenant is the tenant role's name (as rolname, not quoted).
--- Raises: AC400 tenant null, empty, or not a tenant (a role granted actae_agent), or a
--- negative limit (naming the argument).
+-- Raises: AC400 tenant null, empty, or not a tenant (a role granted actae_agent directly:
+-- actae._tenant_role; a tenant's login is not one), or a negative limit (naming the
+-- argument).
 create or replace function actae.set_quota(
     p_tenant text,
     p_max_channels bigint default null,
@@ -33,9 +34,8 @@ declare
     v_tenant oid;
 begin
     perform actae._check_text(p_tenant, 'tenant', 63);
-    v_tenant := to_regrole(quote_ident(p_tenant));
-    if v_tenant is null or v_tenant in ('actae_agent'::regrole, 'actae_operator'::regrole)
-        or not pg_has_role(v_tenant, 'actae_agent', 'MEMBER') then
+    v_tenant := actae._tenant_role(p_tenant);
+    if v_tenant is null then
         perform actae._raise(
             'AC400', format('tenant %s is not a tenant (a role granted actae_agent)', p_tenant),
             jsonb_build_object('argument', 'tenant', 'tenant', p_tenant)

@@ -1,4 +1,4 @@
-"""Tenants: create a tenant and add logins to it (docs/tenants.md).
+"""Tenants: create a tenant, add logins to it, set its quotas (docs/tenants.md).
 
 A tenant is a NOLOGIN role granted ``actae_agent``; a login belongs to a tenant by being
 granted that role. These helpers issue the DDL (``CREATE ROLE``, ``GRANT``) as the connected
@@ -12,7 +12,8 @@ administrator's module: it sends its own SQL, not the agent API of ``actae.calls
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, LiteralString
 
 import psycopg
 from psycopg import sql
@@ -146,3 +147,49 @@ def assign_tenant(conn: psycopg.Connection[Any], channel_id: str, tenant: str) -
         conn.execute("select * from actae.assign_tenant(%s, %s)", (channel_id, tenant))
     except psycopg.Error as exc:
         raise map_error(exc) from None
+
+
+@dataclass(frozen=True)
+class Quota:
+    """A tenant's quotas (None: no limit) and its usage as ``actae.measure_usage`` last
+    measured it (None until then)."""
+
+    tenant: str
+    max_channels: int | None
+    max_bytes: int | None
+    max_events_per_channel: int | None
+    used_bytes: int | None
+    used_channels: int | None
+    measured_at: datetime | None
+
+
+_QUOTA_ROW = ("q.tenant::regrole::text, q.max_channels, q.max_bytes, q.max_events_per_channel,"
+              " q.used_bytes, q.used_channels, q.measured_at")
+_SET_QUOTA = f"select {_QUOTA_ROW} from actae.set_quota(%s, %s, %s, %s) as q"
+_QUOTAS = f"select {_QUOTA_ROW} from actae.quotas as q order by 1"
+_MEASURE = f"select {_QUOTA_ROW} from actae.measure_usage() as q order by 1"
+
+
+def _quotas(conn: psycopg.Connection[Any], statement: LiteralString,
+            params: tuple[Any, ...] = ()) -> list[Quota]:
+    try:
+        rows = conn.execute(statement, params).fetchall()
+    except psycopg.Error as exc:
+        raise map_error(exc) from None
+    return [Quota(*row) for row in rows]
+
+
+def set_quota(conn: psycopg.Connection[Any], tenant: str, *, max_channels: int | None = None,
+              max_bytes: int | None = None,
+              max_events_per_channel: int | None = None) -> Quota | None:
+    """Set ``tenant``'s quotas (``actae.set_quota``: operator only); every limit None
+    removes them (returns None). Raises InvalidInput for a role that is no tenant or a
+    negative limit."""
+    found = _quotas(conn, _SET_QUOTA, (tenant, max_channels, max_bytes, max_events_per_channel))
+    return found[0] if found else None
+
+
+def list_quotas(conn: psycopg.Connection[Any], *, measure: bool = False) -> list[Quota]:
+    """Every tenant with quotas, by name; with ``measure``, ``actae.measure_usage`` first
+    records their current usage (operator only; it reads the ledger tables whole)."""
+    return _quotas(conn, _MEASURE if measure else _QUOTAS)

@@ -1044,6 +1044,14 @@ CREATE FUNCTION actae._state_at(p_channel actae.channels, p_cursor bigint, p_ver
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _tenant_role(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._tenant_role(p_tenant text) RETURNS oid
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _topic(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2779,6 +2787,12 @@ REVOKE ALL ON FUNCTION actae._set_test_clock(p_offset interval) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._state_at(p_channel actae.channels, p_cursor bigint, p_version bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _tenant_role(p_tenant text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._tenant_role(p_tenant text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _topic(p_channel_id text); Type: ACL; Schema: actae; Owner: -

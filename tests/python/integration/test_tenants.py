@@ -115,3 +115,36 @@ def test_cli_tenants_isolate_and_assign(dsn: str, conn: psycopg.Connection,
         tenants.assign_tenant(conn, "tt-no-such-channel", names["bank"])
     with pytest.raises(InvalidInput):
         tenants.assign_tenant(conn, channel, names["w1"])
+
+
+def test_quotas_set_enforce_measure_and_remove(dsn: str, conn: psycopg.Connection,
+                                               names: dict[str, str]) -> None:
+    shop = names["shop"]
+    tenants.create_tenant(conn, shop)
+    tenants.add_tenant_login(conn, shop, names["w1"], create=True)
+    done = run(dsn, "tenant", "quota", shop, "--max-channels", "1", "--max-events-per-channel",
+               "2", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["max_channels"] == 1
+    assert run(dsn, "tenant", "quota", shop).returncode == 2  # no limit and no --remove
+    refused = run(dsn, "tenant", "quota", names["w1"], "--max-bytes", "5")
+    assert refused.returncode == 1 and "tenant" in refused.stderr  # a login is no tenant
+    with psycopg.connect(make_conninfo(dsn, user=names["w1"]), autocommit=True) as w1:
+        channel = f"tq-{uuid.uuid4().hex[:8]}"
+        for _ in range(2):
+            w1.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+        with pytest.raises(psycopg.Error) as raised:  # the third event in the channel
+            w1.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+        assert raised.value.sqlstate == "AC429"
+        with pytest.raises(psycopg.Error) as raised:  # a second channel
+            w1.execute("select actae.record_event(%s, 'step', '{}')", (channel + "-2",))
+        assert raised.value.sqlstate == "AC429"
+    listed = json.loads(run(dsn, "tenant", "quotas", "--measure", "--json").stdout)
+    mine = next(q for q in listed if q["tenant"] == shop)
+    assert mine["used_channels"] == 1 and mine["used_bytes"] > 0 and mine["measured_at"]
+    assert shop in run(dsn, "tenant", "quotas").stdout
+    removed = run(dsn, "tenant", "quota", shop, "--remove")
+    assert removed.returncode == 0 and "no quotas" in removed.stdout
+    assert tenants.list_quotas(conn) == [q for q in tenants.list_quotas(conn) if q.tenant != shop]
+    assert tenants.set_quota(conn, shop, max_bytes=10).max_bytes == 10  # type: ignore[union-attr]
+    assert tenants.set_quota(conn, shop) is None

@@ -1,14 +1,16 @@
 -- actae.set_quota: the operator sets a tenant's limits (null = no limit), replaces them,
--- and removes the row when every limit is null; a role that is not a tenant, a null tenant
--- or a negative limit is AC400 naming the argument and writes nothing; an agent cannot call
--- it (operator only).
+-- and removes the row when every limit is null; a role that is not a tenant (also a tenant's
+-- login), a null tenant or a negative limit is AC400 naming the argument and writes
+-- nothing; an agent cannot call it (operator only).
 begin;
 \ir ../helpers.psql
-select plan(10);
+select plan(11);
 
 create role tap_q_tenant nologin;
 grant actae_agent to tap_q_tenant;
 create role tap_q_plain nologin;
+create role tap_q_login login;
+grant tap_q_tenant to tap_q_login;
 
 select results_eq(
     $$select max_channels, max_bytes, max_events_per_channel
@@ -28,6 +30,8 @@ create temp table before_bad as select md5(coalesce(string_agg(q::text, ','), ''
 from actae.quotas as q;
 select is(pg_temp.error_of($$select actae.set_quota('tap_q_plain', 1)$$)
     -> 'detail' ->> 'argument', 'tenant', 'a role not granted actae_agent is not a tenant');
+select is(pg_temp.error_of($$select actae.set_quota('tap_q_login', 1)$$) ->> 'sqlstate',
+    'AC400', 'a tenant''s login (an agent only through its tenant) is not a tenant');
 select is(pg_temp.error_of($$select actae.set_quota('actae_agent', 1)$$) ->> 'sqlstate',
     'AC400', 'actae_agent itself is not a tenant one can limit');
 select is(pg_temp.error_of($$select actae.set_quota('tap_q_tenant', -1)$$)
