@@ -106,12 +106,15 @@ def actae_new(conn: psycopg.Connection[Any], channel: str) -> Op:
 
 def _absurd_task(conn: psycopg.Connection[Any], queue: str) -> tuple[Any, Any]:
     """(task_id, run_id) of a task spawned in `queue` and claimed for an hour."""
-    with conn.transaction():  # the clients share the queue: create it once
+    # The clients share the queue: it is created once, and the set-up (not measured) runs
+    # one client at a time: spawn_task from several clients at once on a queue just created
+    # can deadlock inside Absurd.
+    with conn.transaction():
         conn.execute("select pg_advisory_xact_lock(18)")
         conn.execute("select absurd.create_queue(%s)", (queue,))
-    conn.execute("select * from absurd.spawn_task(%s, 'steps', '{}')", (queue,))
-    row = conn.execute("select task_id, run_id from absurd.claim_task(%s, %s, 3600, 1)",
-                       (queue, uuid.uuid4().hex)).fetchone()
+        conn.execute("select * from absurd.spawn_task(%s, 'steps', '{}')", (queue,))
+        row = conn.execute("select task_id, run_id from absurd.claim_task(%s, %s, 3600, 1)",
+                           (queue, uuid.uuid4().hex)).fetchone()
     assert row is not None, "no Absurd task to claim"
     return row[0], row[1]
 
