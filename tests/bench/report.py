@@ -293,6 +293,25 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   DEFINER calls with their search_path switch, per-transaction expression set-up, the
   24-column result row) and the claim's extra statements (the replay probe a new key pays,
   the channel read that detects forks).
+- **Claim+complete at c = 1 slows down while a fresh table has no statistics** (found
+  2026-12-03, not yet fixed). In this run the c = 1 rounds of `pgbench: Actae functions`
+  fell from about 1 040 to 710 pairs/s while the limit stayed near 1 950, and the same
+  happens with the tree before tenants (an A/B on a server with these settings, 3 rounds
+  each: 04cc193 1 011 / 800 / 686, this tree 1 019 / 790 / 684 pairs/s at c = 1). The cause
+  is a plan: before the first ANALYZE of `actae.executions`, the generic plan of
+  complete_execution's UPDATE (`channel_id = $1 and execution_id = $2`) is a BitmapAnd of
+  the execution_id index and the primary key's `channel_id` prefix, and the latter reads
+  every key of the channel, so each completion costs more as the one pgbench channel grows.
+  With an ANALYZE between rounds the rate goes back up and stays (1 165, 854, then 1 484,
+  1 506, 1 492/s). A deployment gets statistics from autovacuum within minutes; this run's
+  c = 1 claim+complete ratio is depressed by it, the c = 8 / 32 rounds less so. The fix
+  (a plan that cannot read the channel's keys, e.g. a unique index the planner can trust
+  without statistics) touches the schema and the Citus key rules and is left for the next
+  round; so is pinning down why WAL per step right after the bulk load and VACUUM of the
+  scale group reads 1.1-1.5 full-page images per step for both id generators in this run
+  (0.18 with time-ordered ids in the previous report's run; a probe on a development
+  server with a warm channel and no such bulk load gave 0.03 and 887 bytes per step, see
+  the WAL item below).
 - **The floor of a SECURITY DEFINER call** (measured 2026-12-03, backend CPU per call from
   /proc/<pid>/schedstat, one read-only transaction per call, prepared, medians of 7 rounds
   of 3 000): `select $1` 24 us; the same through a PL/pgSQL function 28 us; SECURITY
