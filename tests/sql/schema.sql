@@ -2012,10 +2012,10 @@ CREATE INDEX channels_watched_idx ON actae.channels USING btree (tenant, watched
 CREATE INDEX execution_traces_execution_id_idx ON actae.execution_traces USING btree (execution_id);
 
 --
--- Name: executions_execution_id_idx; Type: INDEX; Schema: actae; Owner: -
+-- Name: executions_execution_id_channel_idx; Type: INDEX; Schema: actae; Owner: -
 --
 
-CREATE INDEX executions_execution_id_idx ON actae.executions USING btree (execution_id);
+CREATE INDEX executions_execution_id_channel_idx ON actae.executions USING btree (execution_id, channel_id);
 
 --
 -- Name: langgraph_checkpoints_run_id_idx; Type: INDEX; Schema: actae; Owner: -

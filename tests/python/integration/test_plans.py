@@ -136,7 +136,7 @@ def test_claim_and_complete_use_index_paths(plans: tuple[Plans, str]) -> None:
         assert claim and complete, "auto_explain reported no plans"
         assert _seq_scans(claim) == [], _scans(claim)
         assert _seq_scans(complete) == [], _scans(complete)
-    assert ("Index Scan", "executions", "executions_execution_id_idx") in _scans(complete)
+    assert ("Index Scan", "executions", "executions_execution_id_channel_idx") in _scans(complete)
     assert any(s[1] == "channels" and s[0].startswith("Index") for s in _scans(claim))
     # Replay (claim of a completed key) reads the row by its primary key.
     for key in range(1000, 1006):
@@ -168,6 +168,59 @@ def test_detector_sees_a_sequential_scan_without_the_index(plans: tuple[Plans, s
     """Control: with the execution_id index gone, complete_execution must plan a Seq Scan —
     otherwise the assertions above could never fail."""
     p, prefix = plans
-    p.conn.execute("drop index actae.executions_execution_id_idx")
+    p.conn.execute("drop index actae.executions_execution_id_channel_idx")
     _, complete = _claim_and_complete(p, prefix + "9", "control")
     assert ("Seq Scan", "executions", None) in _scans(complete)
+
+
+def _complete_in_one_channel_without_statistics(dsn: str, channel: str,
+                                                index: str) -> list[str]:
+    """Node types of complete_execution's plans (channel given, generic plans included) in a
+    channel of 400 keys, with actae.executions' statistics removed as before its first
+    ANALYZE and `index` as the only lookup index. One rolled-back transaction."""
+    with psycopg.connect(dsn) as conn:
+        conn.execute("load 'auto_explain'")
+        for setting, value in (("log_nested_statements", "on"), ("log_format", "json"),
+                               ("log_level", "notice"), ("log_min_duration", "-1")):
+            conn.execute(f"set local auto_explain.{setting} = '{value}'")
+        conn.execute("set local client_min_messages = notice")
+        conn.execute("drop index actae.executions_execution_id_channel_idx")
+        conn.execute(f"create index plans_lookup_idx on actae.executions {index}")
+        conn.execute("delete from pg_statistic where starelid = 'actae.executions'::regclass")
+        conn.execute("update pg_class set reltuples = -1, relpages = 0"
+                     " where oid = 'actae.executions'::regclass")
+        conn.execute(
+            """select actae.complete_execution(c.execution_id, c.claim_token, '{}', %s)
+               from generate_series(1, 400) as g,
+                   lateral actae.claim_execution(%s, 'k' || g, 'search', '{}') as c""",
+            (channel, channel))
+        p = Plans(conn)
+        conn.execute("set local auto_explain.log_min_duration = 0")
+        nodes: list[str] = []
+        for i in range(8):
+            row = conn.execute("select execution_id, claim_token from"
+                               " actae.claim_execution(%s, %s, 'search', '{}')",
+                               (channel, f"n{i}")).fetchone()
+            assert row is not None
+            complete = p.collect("select execution_id, status from"
+                                 " actae.complete_execution(%s, %s, '{}', %s)",
+                                 (row[0], row[1], channel))
+            assert p.rows[0] == (row[0], "completed")
+            nodes += [node["Node Type"] + ":" + str(node.get("Index Name"))
+                      for plan in complete for node in _nodes(plan)]
+        conn.rollback()
+    return nodes
+
+
+def test_complete_reads_one_row_before_the_first_analyze(dsn: str, unique: Any) -> None:
+    """Before actae.executions has statistics, completing one execution of a channel reads
+    that row through the (execution_id, channel_id) index, not every key of the channel
+    (migration 0017). Control: with the former execution_id-only index, the same calls plan
+    a BitmapAnd with the primary key's channel_id prefix — the case the test exists for."""
+    nodes = _complete_in_one_channel_without_statistics(
+        dsn, unique("nostats"), "(execution_id, channel_id)")
+    assert "Index Scan:plans_lookup_idx" in nodes, nodes
+    assert not [n for n in nodes if n.startswith(("BitmapAnd", "Bitmap", "Seq Scan"))], nodes
+    control = _complete_in_one_channel_without_statistics(
+        dsn, unique("nostats"), "(execution_id)")
+    assert "BitmapAnd:None" in control, control
