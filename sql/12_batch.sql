@@ -10,6 +10,10 @@
 -- nothing, so no element's outcome can be lost silently: either every element's row is
 -- returned, or nothing happened and the error says which element caused it.
 
+-- The signature before channel_id was added (a call with the old argument list would
+-- otherwise match two functions).
+drop function if exists actae.complete_executions(uuid[], uuid[], jsonb[]);
+
 -- actae._check_batch — AC400 naming p_argument unless p_count (the cardinality of a
 -- one-dimensional array, null when the array is null) is p_expected; p_expected null means
 -- "any size up to the limit of p_limit_argument".
@@ -49,6 +53,9 @@ $$;
 -- Guarantees: one row per element, in element order, each with the outcome the single
 -- call would return at that point of the transaction; all-or-nothing on errors (see the
 -- header of this file); at most 1000 elements; an empty batch returns no rows.
+-- Cost: when no element has dedup_fields and the channel is not a fork, the new keys are
+-- claimed by one INSERT (the set path, below); only elements whose key exists already take
+-- claim_execution's statements.
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
 -- AC409 or AC403 (DETAIL names the element).
 create or replace function actae.claim_executions(
@@ -63,27 +70,98 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_count integer := cardinality(p_key_names);
+    v_lease_seconds integer := coalesce(p_lease_seconds, 60);
     v_element integer := 0;
     v_fields jsonb;
+    v_channel actae.channels;
+    v_rows actae.executions[];
+    v_now timestamptz;
     v_state text;
     v_message text;
     v_detail text;
 begin
-    perform actae._check_batch(v_count, array_ndims(p_key_names), 'key_names', null);
-    perform actae._check_batch(cardinality(p_tool_names), array_ndims(p_tool_names),
-        'tool_names', v_count);
-    perform actae._check_batch(cardinality(p_params), array_ndims(p_params), 'params',
-        v_count);
-    if p_dedup_fields is not null then
-        perform actae._check_batch(cardinality(p_dedup_fields), array_ndims(p_dedup_fields),
-            'dedup_fields', v_count);
+    -- The shape checks inline; the helpers run (and raise) only when one fails.
+    if (v_count between 1 and actae._limit('key_names') and array_ndims(p_key_names) = 1
+        and cardinality(p_tool_names) = v_count and array_ndims(p_tool_names) = 1
+        and cardinality(p_params) = v_count and array_ndims(p_params) = 1
+        and coalesce(cardinality(p_dedup_fields) = v_count and array_ndims(p_dedup_fields) = 1,
+            true)) is not true then
+        perform actae._check_batch(v_count, array_ndims(p_key_names), 'key_names', null);
+        perform actae._check_batch(cardinality(p_tool_names), array_ndims(p_tool_names),
+            'tool_names', v_count);
+        perform actae._check_batch(cardinality(p_params), array_ndims(p_params), 'params',
+            v_count);
+        if p_dedup_fields is not null then
+            perform actae._check_batch(cardinality(p_dedup_fields),
+                array_ndims(p_dedup_fields), 'dedup_fields', v_count);
+        end if;
     end if;
     begin
+        -- The set path: no element with dedup_fields, every argument within its limits and
+        -- no key twice (checked in one statement), in a channel that is not a fork. One INSERT claims
+        -- every new key; an element whose key exists already (the INSERT skips it) is then
+        -- claimed by claim_execution in the loop below, in element order, exactly as when
+        -- the set path does not apply. Keys are distinct, so claiming the new ones first
+        -- changes no element's outcome. The purge guard, channel creation and tenant check
+        -- are claim_execution's, done once (an error there is element 1's, as in the loop).
+        if coalesce((select bool_and(f.value is null or jsonb_typeof(f.value) = 'null')
+                from unnest(p_dedup_fields) as f (value)), true)
+            and octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+            and v_lease_seconds between 1 and actae._limit('lease_seconds')
+            and (select bool_and(octet_length(u.k) between 1 and actae._limit('key_name')
+                    and octet_length(u.t) between 1 and actae._limit('tool_name')
+                    and jsonb_typeof(u.p) = 'object'
+                    and pg_column_size(u.p) <= 8 * actae._limit('json_depth')
+                    and pg_column_compression(u.p) is null)
+                    and count(distinct u.k) = count(*)
+                from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)) then
+            v_element := 1;
+            perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+            select c.* into v_channel from actae.channels as c
+            where c.channel_id = p_channel_id;
+            if not found then
+                insert into actae.channels as c (channel_id, tenant)
+                values (p_channel_id, actae._new_channel_tenant(p_channel_id))
+                on conflict (channel_id) do nothing
+                returning c.* into v_channel;
+                if not found then
+                    select c.* into v_channel from actae.channels as c
+                    where c.channel_id = p_channel_id;
+                end if;
+            end if;
+            if v_channel.parent_channel_id is null and actae._owns(v_channel.tenant) then
+                v_now := actae._now();
+                with inserted as (
+                    insert into actae.executions as e (
+                        channel_id, key_name, execution_id, tool_name, params, fingerprint,
+                        status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
+                        created_at, claimed_at, tenant
+                    )
+                    select p_channel_id, u.k, actae._uuid7(), u.t, u.p,
+                        encode(sha256(convert_to(u.p::text, 'UTF8')), 'hex'), 'claimed',
+                        gen_random_uuid(), 1, 1, v_lease_seconds,
+                        v_now + make_interval(secs => v_lease_seconds), v_now, v_now,
+                        v_channel.tenant
+                    from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)
+                    on conflict (channel_id, key_name) do nothing
+                    returning e as row
+                )
+                -- Whole rows of actae.executions (not a record: no text round trip).
+                select array_agg(i.row order by u.n) into v_rows
+                from unnest(p_key_names) with ordinality as u (k, n)
+                left join inserted as i on u.k = (i.row).key_name;
+            end if;
+        end if;
         for i in 1 .. v_count loop
             v_element := i;
+            if (v_rows[i]).execution_id is not null then
+                return next actae._execution_row(v_rows[i], 'claimed', true);
+                continue;
+            end if;
             v_fields := p_dedup_fields[i];
             if jsonb_typeof(v_fields) not in ('array', 'null') then
                 perform actae._raise(
@@ -116,37 +194,94 @@ $$;
 -- and the error names the element, so the caller completes the others again (their tokens
 -- are still current; a repeat with the same result is a no-op success); at most 1000
 -- elements; an empty batch returns no rows.
+-- p_channel_id, when given, must be every element's channel (an element of another
+-- channel is AC404, as for complete_execution): the batch is then one UPDATE on that one
+-- channel (one shard on Citus) in the common case. Null: each element is looked up by
+-- execution_id, one complete_execution at a time.
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
 -- AC404, AC423 or AC409 (DETAIL names the element).
 create or replace function actae.complete_executions(
     p_execution_ids uuid[],
     p_claim_tokens uuid[],
-    p_results jsonb[] default null
+    p_results jsonb[] default null,
+    p_channel_id text default null
 ) returns setof actae.execution_row
 language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_count integer := cardinality(p_execution_ids);
     v_element integer := 0;
+    v_rows actae.executions[];
+    v_now timestamptz;
     v_state text;
     v_message text;
     v_detail text;
 begin
-    perform actae._check_batch(v_count, array_ndims(p_execution_ids), 'execution_ids', null);
-    perform actae._check_batch(cardinality(p_claim_tokens), array_ndims(p_claim_tokens),
-        'claim_tokens', v_count);
-    if p_results is not null then
-        perform actae._check_batch(cardinality(p_results), array_ndims(p_results), 'results',
-            v_count);
+    -- The shape checks inline; the helpers run (and raise) only when one fails.
+    if (v_count between 1 and actae._limit('execution_ids') and array_ndims(p_execution_ids) = 1
+        and cardinality(p_claim_tokens) = v_count and array_ndims(p_claim_tokens) = 1
+        and coalesce(cardinality(p_results) = v_count and array_ndims(p_results) = 1, true)
+    ) is not true then
+        perform actae._check_batch(v_count, array_ndims(p_execution_ids), 'execution_ids',
+            null);
+        perform actae._check_batch(cardinality(p_claim_tokens), array_ndims(p_claim_tokens),
+            'claim_tokens', v_count);
+        if p_results is not null then
+            perform actae._check_batch(cardinality(p_results), array_ndims(p_results),
+                'results', v_count);
+        end if;
     end if;
     begin
+        -- The set path, when p_channel_id is given, every element's arguments are within
+        -- their limits and no execution id appears twice (checked in one statement): one
+        -- UPDATE completes every element whose token is current, behind the channel's clock
+        -- guard (as complete_execution). When it completed them all, in a channel of the
+        -- caller's tenant, those are the rows. Otherwise every element goes through
+        -- complete_execution in the loop below, in element order: an element the UPDATE
+        -- completed is then a repeat with the same token and result (a no-op success), and
+        -- any other meets the single call's outcome or error. An error undoes the UPDATE.
+        if octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+            and (select bool_and(u.id is not null and u.token is not null
+                    and pg_column_size(coalesce(u.result, 'null'::jsonb))
+                        <= 8 * actae._limit('json_depth')
+                    and pg_column_compression(u.result) is null)
+                    and count(distinct u.id) = count(*)
+                from unnest(p_execution_ids, p_claim_tokens, p_results)
+                    as u (id, token, result)) then
+            v_element := 1;
+            perform pg_advisory_xact_lock_shared(1633907811, hashtext(p_channel_id));
+            v_now := actae._now();
+            with done as (
+                update actae.executions as e set
+                    status = 'completed',
+                    result = coalesce(u.result, 'null'::jsonb),
+                    finished_at = v_now,
+                    completed_clock = (select c.clock from actae.channels as c
+                        where c.channel_id = p_channel_id),
+                    written_by = default
+                from unnest(p_execution_ids, p_claim_tokens, p_results) with ordinality
+                    as u (id, token, result, n)
+                where e.channel_id = p_channel_id and e.execution_id = u.id
+                    and e.claim_token = u.token
+                    and actae._in_flight(e.status)
+                returning e, u.n
+            )
+            select array_agg(d.e order by d.n) into v_rows from done as d;
+            if cardinality(v_rows) = v_count and actae._owns((v_rows[1]).tenant) then
+                for i in 1 .. v_count loop
+                    return next actae._execution_row(v_rows[i], null, true);
+                end loop;
+                return;
+            end if;
+        end if;
         for i in 1 .. v_count loop
             v_element := i;
             return next actae.complete_execution(
-                p_execution_ids[i], p_claim_tokens[i], p_results[i]
+                p_execution_ids[i], p_claim_tokens[i], p_results[i], p_channel_id
             );
         end loop;
     exception when sqlstate 'AC400' or sqlstate 'AC404' or sqlstate 'AC409'

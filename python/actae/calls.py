@@ -818,7 +818,7 @@ CLAIM_EXECUTIONS = _sql("claim_executions", "channel_id::text", "key_names::text
                         "tool_names::text[]", "params::jsonb[]", "dedup_fields::jsonb[]",
                         "lease_seconds::integer")
 COMPLETE_EXECUTIONS = _sql("complete_executions", "execution_ids::uuid[]",
-                           "claim_tokens::uuid[]", "results::jsonb[]")
+                           "claim_tokens::uuid[]", "results::jsonb[]", "channel_id::text")
 
 
 def _list(values: Sequence[Any] | None) -> list[Any] | None:
@@ -862,14 +862,16 @@ def complete_executions(
     claim_tokens: Sequence[UUID],
     results: Sequence[Any] | None = None,
     *,
+    channel_id: str | None = None,
     conn: Any = None,
 ) -> Call[list[Execution]]:
     """complete_execution for each element in one round trip and one transaction. An
     element's error raises for the whole batch and records no result (complete the others
-    again: their tokens are still current)."""
+    again: their tokens are still current). With channel_id (every element's channel, as
+    claim_executions returns them) the batch is one UPDATE on that channel."""
     return Call(COMPLETE_EXECUTIONS, {
         "execution_ids": _list(execution_ids), "claim_tokens": _list(claim_tokens),
-        "results": _jsons(results),
+        "results": _jsons(results), "channel_id": channel_id,
     }, _many(Execution), conn)
 
 

@@ -40,10 +40,11 @@ PARAMS = {"q": "actae"}
 RESULT = {"ok": True}
 
 SINGLE_CLAIM = "select execution_id, claim_token from actae.claim_execution(%s, %s, %s, %s)"
-SINGLE_COMPLETE = "select status from actae.complete_execution(%s, %s, %s)"
+SINGLE_COMPLETE = "select status from actae.complete_execution(%s, %s, %s, %s)"
 BATCH_CLAIM = ("select execution_id, claim_token from actae.claim_executions("
                "%s, %s::text[], %s::text[], %s::jsonb[])")
-BATCH_COMPLETE = "select status from actae.complete_executions(%s::uuid[], %s::uuid[], %s::jsonb[])"
+BATCH_COMPLETE = ("select status from actae.complete_executions(%s::uuid[], %s::uuid[],"
+                  " %s::jsonb[], %s)")
 
 Op = Callable[[], None]
 
@@ -61,7 +62,8 @@ def raw_single(conn: psycopg.Connection[Any], n: int) -> Op:
             row = conn.execute(SINGLE_CLAIM, ("bench-single", key, "search", params),
                                prepare=True).fetchone()
             assert row is not None and row[1] is not None
-            conn.execute(SINGLE_COMPLETE, (row[0], row[1], result), prepare=True).fetchone()
+            conn.execute(SINGLE_COMPLETE, (row[0], row[1], result, "bench-single"),
+                         prepare=True).fetchone()
 
     return op
 
@@ -74,7 +76,7 @@ def raw_batch(conn: psycopg.Connection[Any], n: int) -> Op:
                             prepare=True).fetchall()
         assert len(rows) == n and all(r[1] is not None for r in rows)
         done = conn.execute(BATCH_COMPLETE, ([r[0] for r in rows], [r[1] for r in rows],
-                                             results), prepare=True).fetchall()
+                                             results, "bench-batch"), prepare=True).fetchall()
         assert len(done) == n
 
     return op
@@ -87,7 +89,8 @@ def driver_single(client: SyncActaeClient, n: int) -> Op:
         for key in keys():
             claim = client.claim_execution("drv-single", key, "search", PARAMS)
             assert claim.claim_token is not None
-            client.complete_execution(claim.execution.execution_id, claim.claim_token, RESULT)
+            client.complete_execution(claim.execution.execution_id, claim.claim_token, RESULT,
+                                      channel_id="drv-single")
 
     return op
 
@@ -101,7 +104,7 @@ def driver_batch(client: SyncActaeClient, n: int) -> Op:
         assert all(e.claim_token is not None for e in owned)
         client.complete_executions([e.execution_id for e in owned],
                                    [e.claim_token for e in owned if e.claim_token],
-                                   [RESULT] * n)
+                                   [RESULT] * n, channel_id="drv-batch")
 
     return op
 

@@ -43,7 +43,8 @@ def record(dsn: str, channel: str, steps: int) -> None:
                                          ["step"] * steps, [{"i": i} for i in range(steps)])
         client.complete_executions([c.execution.execution_id for c in claims],
                                    [c.claim_token for c in claims if c.claim_token],
-                                   [{"ok": True, "i": i} for i in range(steps)])
+                                   [{"ok": True, "i": i} for i in range(steps)],
+                                   channel_id=channel)
 
 
 def resume_seconds(dsn: str, steps: int, prefetch: bool, fork: bool) -> float:

@@ -1134,6 +1134,7 @@ CREATE FUNCTION actae.claim_execution(p_channel_id text, p_key_name text, p_tool
 CREATE FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_tool_names text[], p_params jsonb[], p_dedup_fields jsonb[] DEFAULT NULL::jsonb[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
@@ -1168,12 +1169,13 @@ CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid
     AS $$ (body in sql/) $$;
 
 --
--- Name: complete_executions(uuid[], uuid[], jsonb[]); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: complete_executions(uuid[], uuid[], jsonb[], text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[] DEFAULT NULL::jsonb[]) RETURNS SETOF actae.execution_row
+CREATE FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[] DEFAULT NULL::jsonb[], p_channel_id text DEFAULT NULL::text) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
@@ -2878,11 +2880,11 @@ REVOKE ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_tok
 GRANT ALL ON FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid, p_result jsonb, p_channel_id text) TO actae_agent;
 
 --
--- Name: FUNCTION complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[], p_channel_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[]) TO actae_agent;
+REVOKE ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[], p_channel_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[], p_channel_id text) TO actae_agent;
 
 --
 -- Name: FUNCTION complete_run(p_channel_id text, p_claim_token uuid, p_result jsonb); Type: ACL; Schema: actae; Owner: -

@@ -10,7 +10,14 @@ from collections.abc import Callable
 import psycopg
 import pytest
 
-from actae import ActaeClient, IdempotencyConflict, InvalidInput, LeaseLost, SyncActaeClient
+from actae import (
+    ActaeClient,
+    IdempotencyConflict,
+    InvalidInput,
+    LeaseLost,
+    NotFound,
+    SyncActaeClient,
+)
 
 
 def _count(conn: psycopg.Connection, channel: str) -> int:
@@ -93,3 +100,33 @@ def test_async_fenced_element_records_no_result(
             assert await client.claim_executions(channel, [], [], []) == []
 
     asyncio.run(scenario())
+
+
+def test_sync_complete_with_channel_id(
+    dsn: str, conn: psycopg.Connection, unique: Callable[..., str]
+) -> None:
+    """complete_executions(..., channel_id=...): the batch's channel, the same rows as the
+    form without it; an element of another channel is NotFound naming the element, with
+    nothing recorded."""
+    channel, other = unique("batch"), unique("batch")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        claims = client.claim_executions(channel, ["a", "b", "c"], ["search"] * 3,
+                                         [{"q": i} for i in range(3)])
+        ids = [c.execution.execution_id for c in claims]
+        tokens = [c.claim_token for c in claims if c.claim_token]
+        stray = client.claim_execution(other, "x", "search", {"q": 9})
+        assert stray.claim_token is not None
+        with pytest.raises(NotFound) as caught:
+            client.complete_executions([ids[0], stray.execution.execution_id],
+                                       [tokens[0], stray.claim_token], [1, 2],
+                                       channel_id=channel)
+        assert caught.value.detail["element"] == 2
+        row = conn.execute("select count(*) from actae.executions where channel_id in (%s, %s)"
+                           " and status = 'completed'", (channel, other)).fetchone()
+        assert row is not None and row[0] == 0, "nothing was recorded"
+        done = client.complete_executions(ids, tokens, [1, None, {"r": 3}], channel_id=channel)
+        assert [e.execution_id for e in done] == ids
+        assert [e.result for e in done] == [1, None, {"r": 3}]
+        assert {e.status for e in done} == {"completed"}
+        again = client.complete_executions(ids, tokens, [1, None, {"r": 3}], channel_id=channel)
+        assert [e.model_dump() for e in again] == [e.model_dump() for e in done]
