@@ -110,6 +110,29 @@ def test_claim_and_keyed_complete_are_each_one_shard(
     assert rows[0][0] == "replayed" and replay.groups == claim.groups
 
 
+def test_a_batch_claim_and_keyed_batch_complete_are_each_one_shard(
+    conn: psycopg.Connection[Any], groups: dict[int, str]
+) -> None:
+    """claim_executions' set path (one INSERT for the new keys) and complete_executions with
+    channel_id (one UPDATE) run on the channel's shard, with per-element outcomes."""
+    channel = new_channel()
+    _, rows = run(conn, groups, "select * from actae.claim_execution(%s, 'old', 't', '{}')",
+                  channel)
+    claim, rows = run(conn, groups,
+                      "select * from actae.claim_executions(%s, array['a', 'old', 'b'],"
+                      " array['t', 't', 't'], array['{}', '{}', '{}']::jsonb[])", channel)
+    assert [(r[3], r[0]) for r in rows] == [("a", "claimed"), ("old", "in_progress"),
+                                            ("b", "claimed")]
+    assert len(claim.groups) == 1
+    owned = [r for r in rows if r[0] == "claimed"]
+    done, rows = run(conn, groups,
+                     "select * from actae.complete_executions(%s::uuid[], %s::uuid[],"
+                     " array['1', '2']::jsonb[], %s)",
+                     [r[1] for r in owned], [r[6] for r in owned], channel)
+    assert [(r[3], r[5], r[12]) for r in rows] == [("a", "completed", 1), ("b", "completed", 2)]
+    assert done.groups == claim.groups
+
+
 def test_unkeyed_complete_looks_the_channel_up_on_every_shard(
     conn: psycopg.Connection[Any], groups: dict[int, str]
 ) -> None:
