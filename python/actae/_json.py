@@ -46,7 +46,7 @@ def _default(value: Any) -> Any:
     """json.dumps's fallback: what pydantic makes of value, or json.dumps's own TypeError."""
     try:
         return to_jsonable_python(value, inf_nan_mode="constants")
-    except PydanticSerializationError:
+    except ValueError:  # PydanticSerializationError, or bytes that are not UTF-8
         raise TypeError(
             f"Object of type {type(value).__name__} is not JSON serializable") from None
 
