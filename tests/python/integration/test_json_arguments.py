@@ -103,7 +103,7 @@ def test_deep_values_are_stored_or_refused_as_before(
         assert outcomes[0] == ("refused", expected or "RecursionError")
 
 
-def test_what_neither_encodes_raises_type_error_as_before(
+def test_what_neither_encodes_raises_as_before(
     client: SyncActaeClient, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     channel = unique("json")
@@ -112,9 +112,16 @@ def test_what_neither_encodes_raises_type_error_as_before(
     def transition() -> object:
         return client.transition_state(channel, "step", {}, {"x": object()}, 0)
 
-    new = _refusal(transition)
+    circular: list[Any] = []
+    circular.append(circular)
+
+    def circular_transition() -> object:
+        return client.transition_state(channel, "step", {}, circular, 0)
+
+    new = _refusal(transition), _refusal(circular_transition)
     old_encoding(monkeypatch)
-    assert new == _refusal(transition) == (TypeError, None)
+    assert new == (_refusal(transition), _refusal(circular_transition)) == (
+        (TypeError, None), (InvalidInput, None))
     assert client.get_state(channel).version == 0
 
 
