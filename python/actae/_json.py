@@ -3,7 +3,9 @@
 Every value json.dumps accepted encodes to the same JSON value as before (jsonb-equal), and
 every value it refused for its nesting or for being circular or of an unknown type raises
 the same error as before. NaN and Infinity are written as the constants json.dumps writes,
-so the server refuses them as it did. Values json.dumps refused but pydantic can encode
+so the server refuses them as it did. One difference, not worth a second pass over every
+value: a NaN or infinite float used as a dict key is named "nan", "inf", "-inf" (json.dumps:
+"NaN", "Infinity", "-Infinity"). Values json.dumps refused but pydantic can encode
 (datetime, UUID, Decimal, Enum, bytes, sets, pydantic models, dataclasses) are encoded as
 pydantic encodes them: see docs/python.md, "JSON arguments".
 """
@@ -11,16 +13,29 @@ pydantic encodes them: see docs/python.md, "JSON arguments".
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from psycopg.types.json import Jsonb
 from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
 
-# Dict keys pydantic writes differently from json.dumps: None ("None", json.dumps "null")
-# and the non-finite floats ("nan", "inf", "-inf"; json.dumps "NaN", "Infinity").
-# Searching the output costs microseconds; only a value holding one is walked.
-_KEY_MARKERS = (b'"None":', b'"nan":', b'inf":')
+# pydantic writes a None dict key "None" where json.dumps wrote "null". The output holds
+# '"None":' exactly when some key is None or "None"; a capital N is found at memchr speed
+# (a substring search of 64 KB costs about as much as encoding it), so the few Ns of a
+# value are checked one by one, and only a value with many falls back to the search.
+_NONE_KEY = b'"None":'
+_FEW = 16
+
+
+def _none_key(data: bytes) -> bool:
+    """Whether data (JSON text from to_json) may hold a None dict key."""
+    at = data.find(b"N")
+    for _ in range(_FEW):
+        if at < 0:
+            return False
+        if data[at - 1:at + 6] == _NONE_KEY:
+            return True
+        at = data.find(b"N", at + 1)
+    return at >= 0 and _NONE_KEY in data
 
 
 def dumps(value: Any) -> bytes:
@@ -32,7 +47,7 @@ def dumps(value: Any) -> bytes:
         # server accepts 512), a lone surrogate (the server refuses it, as before), or a
         # value neither can encode: json.dumps decides, raising what it always raised.
         return json.dumps(value, default=_default).encode()
-    if any(marker in data for marker in _KEY_MARKERS):
+    if _none_key(data):
         data = to_json(_json_keys(value), inf_nan_mode="constants")
     return data
 
@@ -52,17 +67,10 @@ def _default(value: Any) -> Any:
 
 
 def _json_keys(value: Any) -> Any:
-    """value with None and non-finite float dict keys named as json.dumps names them."""
+    """value with its None dict keys named "null", as json.dumps names them."""
     if isinstance(value, dict):
-        return {_key(k): _json_keys(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+        return {"null" if k is None else k: _json_keys(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, list | tuple):
         return [_json_keys(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
     return value
 
-
-def _key(key: Any) -> Any:
-    if key is None:
-        return "null"
-    if isinstance(key, float) and not math.isfinite(key):
-        return json.dumps(key)
-    return key

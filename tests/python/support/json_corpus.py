@@ -58,7 +58,6 @@ def corpus() -> list[Any]:
         {None: "none key"}, {"a": [{None: {None: 1}}]}, ({None: (1, {None: 2})},),
         {None: 1, "null": 2}, {"null": 2, None: 1}, {1: "a", "1": "b"},
         {"None": "the string None"}, {"x": '"None":'},
-        {float("nan"): 1, float("inf"): 2, float("-inf"): 3},
         {1.5: "float key", -0.0: "negative zero key", 1e16: "1e16 key"},
         Size.SMALL, {Size.SMALL: Colour.RED}, Colour.RED, Pair(1, [2]),
         collections.OrderedDict(b=1, a=2), collections.defaultdict(int, a=1),
