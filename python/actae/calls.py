@@ -15,6 +15,7 @@ from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
+from actae._json import jsonb
 from actae.admin_models import LedgerStatus, LineageEntry, PurgeResult, ToolStats
 from actae.console.models import (
     Annotation,
@@ -54,7 +55,7 @@ class Call(Generic[T]):
 
 
 def _json(value: Any) -> Jsonb | None:
-    return None if value is None else Jsonb(value)
+    return None if value is None else jsonb(value)
 
 
 def _sql(function: LiteralString, *arguments: LiteralString) -> LiteralString:
@@ -852,7 +853,7 @@ def claim_executions(
         "channel_id": channel_id, "key_names": _list(key_names), "tool_names": _list(tool_names),
         "params": _jsons(params),
         "dedup_fields": None if dedup_fields is None else [
-            None if f is None else Jsonb(list(f)) for f in dedup_fields],
+            None if f is None else jsonb(list(f)) for f in dedup_fields],
         "lease_seconds": lease_seconds,
     }, _claims, conn)
 
