@@ -67,6 +67,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg import sql
 
+from actae import _json
 from actae.client import ActaeClient
 from actae.context import Tool
 from actae.errors import ActaeError, LeaseLost, PermanentError, VersionConflict
@@ -204,7 +205,7 @@ class Run:
 
 
 def _canonical(value: Any) -> Any:
-    return json.loads(json.dumps(value))
+    return json.loads(_json.dumps(value))
 
 
 def _same_call(done: Execution, tool_name: str, params: dict[str, Any],
