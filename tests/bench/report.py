@@ -483,7 +483,10 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   artefact: autovacuum records the same holes in any ledger whose rows are claimed then
   completed, and the first claims after each vacuum walk back through the pages written
   since the one before: about one image per page of completed rows (29 rows a page here),
-  once per vacuum cycle.
+  once per vacuum cycle. Cycles of steps of runs on a fresh scratch server (5 000 steps
+  after a CHECKPOINT, every second cycle with a VACUUM before it): 826 and 874 B per step
+  (0.002-0.008 FPI) without the VACUUM, 1 116 and 1 552 B (0.037 and 0.090 FPI: 452 images
+  for the 10 000 steps written since the previous VACUUM) with it.
   - fillfactor does not remove it (tried on the scratch server, not in migrations/):
     `alter table actae.executions set (fillfactor = 90)` from the start gives 1 491 B /
     0.153 FPI in the first window after VACUUM at 1 M (7 730 / 0.868 without), every
@@ -492,12 +495,13 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     the later checkpoint (975 without): pages stop taking inserts at 90 % with the dead
     claim versions still in them, so VACUUM leaves some 2 260 pages about 45 % free, 5-7
     steps each. 95 gives 0.21 images per step in three windows in a row, 98 behaves like
-    100 (300 k rows). The images per vacuum cycle stay about one per page written; only
-    their spread changes. Meeting 1 KB in the first window after a VACUUM needs claims that
-    do not reuse the completed pages, e.g. completions that do not leave a dead version on
-    the claim's page (a separate insert-only completion record) or time-partitioned
-    executions, both schema changes for a later round. An earlier probe with fillfactor 80
-    saw no difference because it had no VACUUM before its window.
+    100 (300 k rows), and the VACUUM cycles above with 90 give 1 090 and 1 646 B per step
+    (811 and 814 without VACUUM). The images per vacuum cycle stay about one per page
+    written; only their spread changes. Meeting 1 KB in the first window after a VACUUM
+    needs claims that do not reuse the completed pages, e.g. completions that do not leave
+    a dead version on the claim's page (a separate insert-only completion record) or
+    time-partitioned executions, both schema changes for a later round. An earlier probe
+    with fillfactor 80 saw no difference because it had no VACUUM before its window.
 - **list_events near the tail of a long channel** (changed, sql/21_events.sql): when the
   planner expected few rows after `after_cursor` it picked a bitmap index scan and sorted
   every remaining row instead of reading one page in index order (a page at cursor 99 000 of
