@@ -476,9 +476,9 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   and the rest is heap pages chosen by the free-space map. complete_execution updates the
   row its claim inserted moments before; the claim-state version dies, so every page the
   claim+complete runs wrote keeps about one claim-sized hole, which VACUUM records in the
-  free-space map. The next claims take
-  those holes in block order (heap blocks 0 .. 1 251 one after the other in the dump): one
-  page per insert and, the page now full, another for its completion, each an 8 KB image.
+  free-space map. The next claims take those holes in block order (heap blocks 0 .. 1 251
+  one after the other in the dump): one page per insert and, the page now full, another
+  for its completion, each an 8 KB image.
   The walk ends when the holes are used up (the later-checkpoint row). Not a bench
   artefact: autovacuum records the same holes in any ledger whose rows are claimed then
   completed, and the first claims after each vacuum walk back through the pages written
@@ -500,7 +500,7 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     written; only their spread changes. Meeting 1 KB in the first window after a VACUUM
     needs claims that do not reuse the completed pages, e.g. completions that do not leave
     a dead version on the claim's page (a separate insert-only completion record) or
-    time-partitioned executions, both schema changes for a later round. An earlier probe
+    time-partitioned executions (neither tried), both schema changes. An earlier probe
     with fillfactor 80 saw no difference because it had no VACUUM before its window.
 - **list_events near the tail of a long channel** (changed, sql/21_events.sql): when the
   planner expected few rows after `after_cursor` it picked a bitmap index scan and sorted
