@@ -14,7 +14,8 @@ Groups (each on its own throwaway server, ports 55445-55448 unless said):
   transitions state transitions: Actae vs LangGraph PostgresSaver, 1 KB and 64 KB states
   forks       fork time vs prefix length: Actae, DBOS fork_workflow, LangGraph fork
   scale       claim latency with 0 / 1 M / 5 M executions, WAL per step after a checkpoint
-              (time-ordered vs random execution ids); events listing at 100 000 events
+              (steps of agent runs; random keys with time-ordered vs random execution ids);
+              events listing at 100 000 events
   runs        runs/s of a 5-step agent: Actae's Worker vs Absurd, DBOS; claim_run latency
   langgraph   AsyncActaeSaver vs AsyncPostgresSaver (langgraph_saver.py, port 55449; writes
               docs/bench/langgraph_saver.md)
@@ -428,40 +429,75 @@ from generate_series(%(lo)s::bigint, %(hi)s::bigint) as i;
 """
 
 
-# WAL per step right after a checkpoint, with the execution ids Actae makes (time-ordered,
-# actae._uuid7()) and, for comparison on the same server and table, with random ids: the
-# function is swapped for gen_random_uuid() for that measurement and restored after it.
+# WAL per step right after a checkpoint. Each window: CHECKPOINT, then `steps` claim+complete
+# cycles (one pgbench client, two commits each), WAL bytes from pg_current_wal_lsn and
+# full-page images from pg_stat_wal over the window. The windows run in this order, on the
+# same server and table, right after the bulk load + VACUUM ANALYZE of the level:
+#   steps of runs       what agents write: every run a new channel, its steps 'step-1' ..
+#                       'step-20' (actae_run_steps.sql); the WAL target row. It runs first,
+#                       so it meets the free-space map VACUUM has just filled.
+#   random keys         'k' || random(1, 9e18) in one channel per pgbench client (the 32
+#                       channels every claim+complete run of this group has filled), with
+#                       the ids Actae makes (time-ordered, actae._uuid7()) and with random
+#                       ids (the function swapped for gen_random_uuid() and restored after).
+#   steps of runs again after those windows, at a later checkpoint.
 RANDOM_IDS = ("create or replace function actae._uuid7() returns uuid language sql volatile"
               " as 'select pg_catalog.gen_random_uuid()'")
-WAL_MODES = ("time-ordered ids (actae._uuid7)", "random ids (gen_random_uuid)")
+STEPS_FIRST = "steps of runs, first after VACUUM"
+STEPS_LATER = "steps of runs, later checkpoint"
+WAL_WINDOWS: tuple[tuple[str, str, bool], ...] = (
+    # (result key, pgbench script, random ids)
+    (STEPS_FIRST, "actae_run_steps.sql", False),
+    ("time-ordered ids (actae._uuid7)", "actae_claim_complete.sql", False),
+    ("random ids (gen_random_uuid)", "actae_claim_complete.sql", True),
+    (STEPS_LATER, "actae_run_steps.sql", False),
+)
 
 
-def wal_per_step(server: Server, steps: int) -> dict[str, Any]:
-    """{mode: {bytes_per_step, fpi_per_step}}: CHECKPOINT, then `steps` claim+complete
-    cycles (one pgbench client, two commits each), WAL bytes from pg_current_wal_lsn and
-    full-page images from pg_stat_wal over the cycles."""
+def _pgbench_count(server: Server, script: str, count: int, defines: dict[str, str]) -> None:
+    """Exactly `count` runs of a script by one client, with -D variables."""
+    from server import PG_BIN
+
+    subprocess.run(
+        [str(PG_BIN / "pgbench"), "-n", "-M", "prepared", "-f", str(pgbench.SCRIPTS / script),
+         "-c", "1", "-t", str(count), *(f"-D{k}={v}" for k, v in defines.items()),
+         "-d", server.dsn()],
+        check=True, capture_output=True, text=True,
+    )
+
+
+def wal_per_step(server: Server, steps: int, level: int) -> dict[str, Any]:
+    """{window: {steps, bytes_per_step, fpi_per_step}} for the WAL_WINDOWS, in order."""
     out: dict[str, Any] = {}
     with psycopg.connect(server.dsn(), autocommit=True) as conn:
         original = conn.execute(
             "select pg_get_functiondef('actae._uuid7()'::regprocedure)").fetchone()
         assert original is not None
-        for mode in WAL_MODES:
-            if mode.startswith("random"):
+        for k, (window, script, random_ids) in enumerate(WAL_WINDOWS):
+            if random_ids:
                 conn.execute(RANDOM_IDS)
             try:
+                # One run of 20 steps before the checkpoint (channels 'run-<tag>-0-<n>' are
+                # unique to this level and window): the first statements after a server
+                # start prune catalog pages (pg_proc rows replaced by the migration), 29 FPIs
+                # that belong to the migration, not to a step.
+                tag = level * 100 + 10 * k
+                _pgbench_count(server, script, 20, {"step": "0", "run": "0", "tag": str(tag)})
                 conn.execute("checkpoint")
                 before = conn.execute("select pg_current_wal_lsn(), wal_fpi from pg_stat_wal"
                                       ).fetchone()
-                pgbench.transactions(server, "actae_claim_complete.sql", steps)
+                _pgbench_count(server, script, steps,
+                               {"step": "0", "run": "0", "tag": str(tag + 1)})
                 after = conn.execute(
                     "select pg_wal_lsn_diff(pg_current_wal_lsn(), %s), wal_fpi - %s"
                     " from pg_stat_wal", before).fetchone()
                 assert after is not None
             finally:
-                conn.execute(original[0])
-            out[mode] = {"steps": steps, "bytes_per_step": round(float(after[0]) / steps),
-                         "fpi_per_step": round(float(after[1]) / steps, 3)}
-            log(f"  WAL per step, {mode}: {out[mode]}")
+                if random_ids:
+                    conn.execute(original[0])
+            out[window] = {"steps": steps, "bytes_per_step": round(float(after[0]) / steps),
+                           "fpi_per_step": round(float(after[1]) / steps, 3)}
+            log(f"  WAL per step, {window}: {out[window]}")
     return out
 
 
@@ -482,7 +518,7 @@ def bench_scale(plan: Plan) -> dict[str, Any]:
                 server.checkpoint()
                 log(f"scale: {rows} executions loaded in {time.perf_counter() - t0:.1f}s")
                 loaded = rows
-            out["wal"][str(rows)] = wal_per_step(server, plan.wal_steps)
+            out["wal"][str(rows)] = wal_per_step(server, plan.wal_steps, rows)
             for c in plan.concurrency:
                 result = pgbench.run(server, "claim+complete", "actae_claim_complete.sql", c,
                                      plan.warmup, plan.duration)
