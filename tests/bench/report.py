@@ -358,22 +358,37 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   DEFINER calls with their search_path switch, per-transaction expression set-up, the
   24-column result row) and the claim's extra statements (the replay probe a new key pays,
   the channel read that detects forks).
-- **Claim+complete at c = 1 slows down while a fresh table has no statistics** (found
-  2026-12-03, not yet fixed). In this run the c = 1 rounds of `pgbench: Actae functions`
-  fell from about 1 040 to 710 pairs/s while the limit stayed near 1 950, and the same
-  happens with the tree before tenants (an A/B on a server with these settings, 3 rounds
-  each: 04cc193 1 011 / 800 / 686, this tree 1 019 / 790 / 684 pairs/s at c = 1). The cause
-  is a plan: before the first ANALYZE of `actae.executions`, the generic plan of
-  complete_execution's UPDATE (`channel_id = $1 and execution_id = $2`) is a BitmapAnd of
-  the execution_id index and the primary key's `channel_id` prefix, and the latter reads
-  every key of the channel, so each completion costs more as the one pgbench channel grows.
-  With an ANALYZE between rounds the rate goes back up and stays (1 165, 854, then 1 484,
-  1 506, 1 492/s). A deployment gets statistics from autovacuum within minutes; this run's
-  c = 1 claim+complete ratio is depressed by it, the c = 8 / 32 rounds less so. The fix
-  (a plan that cannot read the channel's keys, e.g. a unique index the planner can trust
-  without statistics) touches the schema and the Citus key rules and is left for the next
-  round. Why WAL per step right after the bulk load and VACUUM of the scale group read
-  1.1-1.5 full-page images per step for both id generators is in the WAL item below.
+- **Claim+complete at c = 1 slowed down while a fresh table had no statistics** (fixed
+  2026-12-03, migration 0017). The c = 1 rounds of `pgbench: Actae functions` fell from
+  about 1 040 to 710 pairs/s while the limit stayed near 1 950. The cause was a plan: before
+  the first ANALYZE of `actae.executions`, the generic plan of complete_execution's UPDATE
+  (`channel_id = $1 and execution_id = $2`) was a BitmapAnd of the execution_id index and
+  the primary key's `channel_id` prefix, and the latter read every key of the channel, so
+  each completion cost more as the one pgbench channel grew. The lookup index now holds
+  (execution_id, channel_id): both conditions are conditions of one index scan, with or
+  without statistics (tests/python/integration/test_plans.py checks the plan with the
+  table's statistics removed, and that the old index plans the BitmapAnd). A/B on one bench
+  server (`tests/bench/claim_ab.py --base df2a692`, 3 interleaved rounds, medians): c = 1
+  767 -> 1 430 pairs/s (0.40x -> 0.75x of the limit), c = 8 2 758 -> 3 088 (0.62x -> 0.69x).
+- **Parallel tool calls as sets** (changed, sql/12_batch.sql). `claim_executions` called
+  claim_execution once per element and `complete_executions` complete_execution once per
+  element (each a SECURITY DEFINER call with its statements, and the completion looked its
+  channel up by execution_id). Now a batch without dedup_fields in a channel that is not a
+  fork claims all its new keys with one INSERT, and `complete_executions(..., channel_id)`
+  completes the batch with one UPDATE behind the channel's clock guard; elements that need
+  more (an existing key, a fenced token) take the single call, so outcomes and errors are
+  unchanged (pgTAP counts the single calls with track_functions). perf also showed the
+  batch statements planned anew on every call (custom plans for array arguments, a sixth
+  of the time) and whole rows coerced through text; the functions now use generic plans
+  (not on Citus, which routes by the arguments' values) and cast rows field by field.
+- **Large states: the driver's JSON and the server's JSON parser** (2026-12-03). perf of
+  a 64 KB `transition_state` at c = 1: the server spends about a third of its time in
+  `jsonb_in` (PostgreSQL 15's JSON lexer appends a string's characters one call at a time;
+  16 copies runs of plain characters at once) and a fifth writing the TOAST chunks;
+  LangGraph's saver stores an opaque msgpack blob and parses nothing. On the client,
+  `json.dumps` of the state cost about 195 us of the call's 350 us: the driver now encodes
+  JSON with pydantic_core (already a dependency), about 44 us, the same JSON values
+  (python/actae/_json.py; docs/python.md, "JSON arguments").
 - **The floor of a SECURITY DEFINER call** (measured 2026-12-03, backend CPU per call from
   /proc/<pid>/schedstat, one read-only transaction per call, prepared, medians of 7 rounds
   of 3 000): `select $1` 24 us; the same through a PL/pgSQL function 28 us; SECURITY
