@@ -383,8 +383,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   (not on Citus, which routes by the arguments' values) and cast rows field by field.
 - **Large states: the driver's JSON and the server's JSON parser** (2026-12-03). perf of
   a 64 KB `transition_state` at c = 1: the server spends about a third of its time in
-  `jsonb_in` (PostgreSQL 15's JSON lexer appends a string's characters one call at a time;
-  16 copies runs of plain characters at once) and a fifth writing the TOAST chunks;
+  `jsonb_in` (PostgreSQL 15's JSON lexer appends a string's characters one
+  `appendStringInfoChar` call at a time) and a fifth writing the TOAST chunks;
   LangGraph's saver stores an opaque msgpack blob and parses nothing. On the client,
   `json.dumps` of the state cost about 195 us of the call's 350 us: the driver now encodes
   JSON with pydantic_core (already a dependency), about 44 us, the same JSON values
