@@ -325,20 +325,26 @@ class _Slot:
 
 
 def _supervise_all(slots: list[_Slot], lease_seconds: int) -> Plan[None]:
-    """Wait for every started tool, heartbeating each running one every third of the lease
-    (one heartbeat per running element per beat); a cancelled or lost element is stopped
-    and settled as _supervise settles one."""
+    """Wait for every started tool; every third of the lease while any runs, heartbeat each
+    owned element not recorded yet (one heartbeat each: a finished tool's lease must hold
+    until its result is recorded, or another worker could call it again). A running element
+    found cancelled or lost is stopped and settled as _supervise settles one."""
     running = [s for s in slots if s.handle is not None and s.outcome is None]
     while running:
         beat_at = monotonic() + lease_seconds / 3
         for slot in running:
             slot.outcome = yield Wait(slot.handle, max(0.0, beat_at - monotonic()))
         running = [s for s in running if s.outcome is None]
-        for slot in running:
+        if not running:
+            return
+        for slot in slots:
             ctx = slot.ctx
-            assert ctx is not None
+            if ctx is None or slot.handle is None or slot.recorded:
+                continue
             beat = yield Attempt(calls.heartbeat_execution(
                 ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
+            if slot.outcome is not None:
+                continue  # finished, to be recorded: its lease is only kept
             if isinstance(beat, Execution) and not beat.cancel_requested:
                 continue
             if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
