@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from server import Server  # noqa: E402
 
-from actae import SyncActaeClient  # noqa: E402
+from actae import SyncActaeClient, ToolContext  # noqa: E402
+from actae.plans.tools import ToolCall  # noqa: E402
 
 PORT = 55452
 COMMIT_SAMPLES = 20
@@ -109,6 +110,22 @@ def driver_batch(client: SyncActaeClient, n: int) -> Op:
     return op
 
 
+def driver_run_tools(client: SyncActaeClient, n: int) -> Op:
+    """client.run_tools: the same 2 calls as driver_batch, plus the tools run concurrently
+    (each in a worker thread) and the decision plan around them."""
+    keys = _keys(n)
+
+    def search(ctx: ToolContext) -> Any:
+        return RESULT
+
+    def op() -> None:
+        results = client.run_tools([ToolCall(search, key, "search", PARAMS) for key in keys()],
+                                   channel_id="drv-run-tools")
+        assert results == [RESULT] * n
+
+    return op
+
+
 def measure(op: Op, n: int, seconds: float) -> float:
     """Tool calls per second over `seconds` (after one warm-up op)."""
     op()
@@ -148,6 +165,7 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
             "psycopg: batch": raw_batch(conn, n),
             "driver: single calls": driver_single(client, n),
             "driver: batch": driver_batch(client, n),
+            "driver: run_tools": driver_run_tools(client, n),
         }
         rounds: dict[str, list[float]] = {name: [] for name in contenders}
         for k in range(rounds_):
@@ -155,12 +173,14 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
                 rounds[name].append(measure(op, n, seconds))
                 log(f"  round {k + 1}/{rounds_} {name}: {rounds[name][-1]:,.0f} calls/s")
         commits = {name: commits_per_op(dsn, contenders[name])
-                   for name in ("psycopg: single calls", "psycopg: batch")}
+                   for name in ("psycopg: single calls", "psycopg: batch", "driver: run_tools")}
     log(f"  commits per {n} calls: {commits}")
     median = {name: statistics.median(values) for name, values in rounds.items()}
     return {"n": n, "rounds": rounds, "median": median, "commits": commits,
             "ratios": {"psycopg": median["psycopg: batch"] / median["psycopg: single calls"],
-                       "driver": median["driver: batch"] / median["driver: single calls"]}}
+                       "driver": median["driver: batch"] / median["driver: single calls"],
+                       "driver run_tools": median["driver: run_tools"]
+                       / median["driver: single calls"]}}
 
 
 def main() -> None:
