@@ -393,7 +393,10 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
             for slot, ctx, value in zip(done, ctxs, values, strict=True):
                 one = yield Attempt(calls.complete_execution(
                     ctx.execution_id, ctx.claim_token, value, channel_id=channel_id))
-                slot.outcome = Returned(one.result) if isinstance(one, Execution) else Raised(one)
+                if isinstance(one, Execution):
+                    slot.outcome = Returned(one.result)
+                else:  # refused (a lost lease): nothing more can be recorded for it
+                    slot.outcome, slot.recorded = Raised(one), True
     for slot in slots:
         outcome, ctx = slot.outcome, slot.ctx
         if slot.handle is None or slot.recorded or not isinstance(outcome, Raised) or ctx is None:

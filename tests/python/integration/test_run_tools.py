@@ -10,6 +10,9 @@ the rows one complete_executions finished share one writing transaction (xmin).
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,9 +33,10 @@ from actae import (
     observe,
 )
 from actae.calls import Call
+from actae.errors import LeaseLost
 from actae.observe import Observer, Steps, call_name
 from actae.plans.tools import ToolCall
-from tests.python.support.helpers import run
+from tests.python.support.helpers import move_clock_past, reset_clock, run
 
 Body = Callable[[ToolContext], Any]
 
@@ -110,7 +114,7 @@ class Recorder:
     def __call__(self, ctx: ToolContext) -> Any:
         with self.lock:
             self.contexts.append(ctx)
-        return {"ran": ctx.key_name, "q": ctx.params["q"]}
+        return {"ran": ctx.key_name, "q": ctx.params.get("q")}
 
     def keys(self) -> list[str]:
         return sorted(c.key_name for c in self.contexts)
@@ -127,6 +131,15 @@ def writers(conn: psycopg.Connection, channel: str) -> dict[str, str]:
     found = conn.execute("select key_name, xmin::text from actae.executions"
                          " where channel_id = %s", (channel,)).fetchall()
     return {key: xmin for key, xmin in found}
+
+
+@pytest.fixture
+def real_clock(dsn: str) -> Iterator[None]:
+    """Tests that move the database clock get the real one back."""
+    try:
+        yield
+    finally:
+        reset_clock(dsn)
 
 
 def searches(flavor: str, body: Body, n: int, gate: Any = None) -> list[ToolCall]:
@@ -419,3 +432,89 @@ def test_a_long_tool_is_heartbeated_past_its_lease(
     assert sent.count("heartbeat_execution") >= 2
     assert sent[0] == "claim_executions" and sent[-1] == "complete_executions"
     assert rows(dsn, channel)["slow"].status == "completed"
+
+
+# --- takeovers and crashes ------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("real_clock")
+def test_a_refused_batch_completion_still_records_the_other_results(
+    dsn: str, unique: Any, sent: list[str]
+) -> None:
+    """Element "taken"'s lease lapses and another worker takes it over while its tool runs:
+    complete_executions refuses the whole batch (it names that element), so each result is
+    recorded on its own; the taken-over element raises LeaseLost, the other is recorded."""
+    channel, body = unique("batch"), Recorder()
+
+    def taken(ctx: ToolContext) -> Any:
+        with SyncActaeClient(dsn, max_size=1) as other:
+            mine = other.get_execution(channel_id=channel, key_name="taken")
+            move_clock_past(dsn, mine.lease_expires_at)
+            assert other.claim_execution(channel, "taken", "t", {}).status == "reclaimed"
+        return "computed, but no longer ours to record"
+
+    tool_calls = [ToolCall(taken, "taken", "t", {}), *searches("sync", body, 1)]
+    with pytest.raises(LeaseLost):
+        batch(dsn, "sync", tool_calls, channel_id=channel, lease_seconds=1)
+    ours = [name for name in sent if name not in ("get_execution", "claim_execution")]
+    assert ours == ["claim_executions", "complete_executions", "complete_execution",
+                    "complete_execution"]  # the other two are the tool's own takeover
+    stored = rows(dsn, channel)
+    assert (stored["search:0"].status, stored["search:0"].result) == (
+        "completed", {"ran": "search:0", "q": "q0"})
+    assert (stored["taken"].status, stored["taken"].fence) == ("claimed", 2)
+
+
+CRASHING = """
+import sys, time
+from actae import SyncActaeClient
+from actae.plans.tools import ToolCall
+
+dsn, channel = sys.argv[1], sys.argv[2]
+
+def hang(ctx):
+    print("running", flush=True)
+    time.sleep(60)
+
+def quick(ctx):
+    return "never recorded"
+
+with SyncActaeClient(dsn, max_size=1) as client:
+    client.run_tools([ToolCall(hang, "hang", "t", {}), ToolCall(quick, "quick", "t", {})],
+                     channel_id=channel, lease_seconds=1)
+"""
+
+
+@pytest.mark.usefixtures("real_clock")
+def test_after_a_sigkill_the_next_run_tools_takes_every_call_over(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    """A real process runs run_tools and is SIGKILLed while one tool hangs (the other
+    finished, its result not yet recorded: results are recorded together). Once the leases
+    lapse, the next run_tools reclaims both, as ambiguous takeovers, and records them."""
+    channel = unique("batch")
+    worker = subprocess.Popen([sys.executable, "-c", CRASHING, dsn, channel],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == "running"
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    assert worker.returncode == -signal.SIGKILL
+    before = rows(dsn, channel)
+    assert {k: e.status for k, e in before.items()} == {"hang": "claimed", "quick": "claimed"}
+    move_clock_past(dsn, max(e.lease_expires_at for e in before.values()))
+    body = Recorder()
+
+    def again(ctx: ToolContext) -> Any:
+        body(ctx)
+        return {"key": ctx.key_name, "fence": ctx.fence, "ambiguous": ctx.ambiguous}
+
+    tool = make_tool(flavor, again)
+    results = batch(dsn, flavor, [ToolCall(tool, "hang", "t", {}),
+                                  ToolCall(tool, "quick", "t", {})], channel_id=channel)
+    assert results == [{"key": "hang", "fence": 2, "ambiguous": True},
+                       {"key": "quick", "fence": 2, "ambiguous": True}]
+    assert {k: e.status for k, e in rows(dsn, channel).items()} == {
+        "hang": "completed", "quick": "completed"}
