@@ -435,7 +435,9 @@ def run_tools(
     as cancelled before any tool starts. Elements ``in_progress`` (another worker's lease,
     or a key repeated in the batch) go through run_tool one by one after the batch's own
     outcomes are recorded, waiting as run_tool waits; ``wait_timeout`` bounds that whole
-    wait (then :class:`~actae.errors.ToolInProgress` for what is still in progress).
+    wait (then :class:`~actae.errors.ToolInProgress` for what is still in progress). They
+    are not waited for when another element has failed already (nothing of theirs is this
+    caller's to record).
 
     Errors: every element is settled, and every computed result recorded, before anything
     is raised; then the first element's error (in element order) is raised. The other
@@ -481,6 +483,10 @@ def run_tools(
                         and not isinstance(s.outcome.error, Exception)), None)
     if interrupted is not None:
         raise interrupted
+    if any(isinstance(s.outcome, Raised) for s in slots):
+        # Raising anyway: nothing of an in-progress element is ours to record, and waiting
+        # for it could even call a repeated key's failed tool again.
+        slots = [s for s in slots if not s.fallback]
     deadline = None if wait_timeout is None else monotonic() + wait_timeout
     for slot in slots:
         if not slot.fallback:

@@ -349,6 +349,25 @@ def test_wait_timeout_raises_tool_in_progress_with_the_others_recorded(
         "search:0": "completed", "search:1": "claimed", "search:2": "completed"}
 
 
+def test_in_progress_elsewhere_is_not_waited_for_once_an_element_failed(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    channel = unique("batch")
+    with SyncActaeClient(dsn, max_size=1) as other:
+        other.claim_execution(channel, "elsewhere", "t", {}, None, 60)
+
+    def broken(ctx: ToolContext) -> Any:
+        raise RuntimeError("provider down")
+
+    tool_calls = [ToolCall(make_tool(flavor, broken), "elsewhere", "t", {}),
+                  ToolCall(make_tool(flavor, broken), "mine", "t", {})]
+    # waiting would end in ToolInProgress for the first element, raised first
+    with pytest.raises(RuntimeError, match="provider down"):
+        batch(dsn, flavor, tool_calls, channel_id=channel, wait_timeout=2)
+    stored = rows(dsn, channel)
+    assert (stored["mine"].status, stored["elsewhere"].status) == ("failed", "claimed")
+
+
 def test_an_element_failed_earlier_raises_its_stored_error(
     dsn: str, unique: Any, flavor: str
 ) -> None:
