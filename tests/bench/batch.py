@@ -10,7 +10,10 @@ median per-call throughput (tool calls made durable per second, claim and comple
 committed) and the ratio batch / single, through psycopg with prepared statements and
 through SyncActaeClient. Commits per N calls are counted, not assumed: the commit records
 the WAL holds (pg_walinspect) between the LSNs before and after COMMIT_SAMPLES operations
-of each psycopg contender, divided by COMMIT_SAMPLES.
+of each psycopg contender, divided by COMMIT_SAMPLES. `driver: run_tools` is
+client.run_tools (the same 2 calls, the tools run concurrently in worker threads), compared
+with `driver: run_tool x N` (N run_tool calls one after another); its commits are counted
+the same way.
 """
 
 from __future__ import annotations
@@ -110,6 +113,22 @@ def driver_batch(client: SyncActaeClient, n: int) -> Op:
     return op
 
 
+def driver_run_tool(client: SyncActaeClient, n: int) -> Op:
+    """client.run_tool for each of the N calls, one after another (run_tools' baseline)."""
+    keys = _keys(n)
+
+    def search(ctx: ToolContext) -> Any:
+        return RESULT
+
+    def op() -> None:
+        for key in keys():
+            result = client.run_tool(search, channel_id="drv-run-tool", key_name=key,
+                                     tool_name="search", params=PARAMS)
+            assert result == RESULT
+
+    return op
+
+
 def driver_run_tools(client: SyncActaeClient, n: int) -> Op:
     """client.run_tools: the same 2 calls as driver_batch, plus the tools run concurrently
     (each in a worker thread) and the decision plan around them."""
@@ -165,6 +184,7 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
             "psycopg: batch": raw_batch(conn, n),
             "driver: single calls": driver_single(client, n),
             "driver: batch": driver_batch(client, n),
+            "driver: run_tool x N": driver_run_tool(client, n),
             "driver: run_tools": driver_run_tools(client, n),
         }
         rounds: dict[str, list[float]] = {name: [] for name in contenders}
@@ -180,7 +200,7 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
             "ratios": {"psycopg": median["psycopg: batch"] / median["psycopg: single calls"],
                        "driver": median["driver: batch"] / median["driver: single calls"],
                        "driver run_tools": median["driver: run_tools"]
-                       / median["driver: single calls"]}}
+                       / median["driver: run_tool x N"]}}
 
 
 def main() -> None:
