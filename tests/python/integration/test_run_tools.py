@@ -168,6 +168,28 @@ def test_all_new_runs_every_tool_once_concurrently_in_two_round_trips(
     assert {c.execution_id for c in body.contexts} == {e.id for e in stored.values()}
 
 
+def test_tools_of_the_other_kind_run_concurrently_too(
+    dsn: str, unique: Any, flavor: str, sent: list[str]
+) -> None:
+    """Sync tools under ActaeClient (worker threads) and async tools under SyncActaeClient
+    (each in a worker thread's own event loop) also all run at once."""
+    channel, body, gate = unique("batch"), Recorder(), threading.Barrier(3, timeout=10)
+
+    def sync_tool(ctx: ToolContext) -> Any:
+        gate.wait()
+        return body(ctx)
+
+    async def async_tool(ctx: ToolContext) -> Any:
+        gate.wait()  # blocks only this tool's own event loop
+        return body(ctx)
+
+    tool = async_tool if flavor == "sync" else sync_tool
+    results = batch(dsn, flavor, [ToolCall(tool, f"k{i}", "t", {"q": i}) for i in range(3)],
+                    channel_id=channel)
+    assert results == [{"ran": f"k{i}", "q": i} for i in range(3)]
+    assert sent == ["claim_executions", "complete_executions"]
+
+
 def test_rerun_after_completion_calls_no_tool_and_returns_the_same_results(
     dsn: str, unique: Any, flavor: str, sent: list[str]
 ) -> None:
