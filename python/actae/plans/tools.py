@@ -1,4 +1,4 @@
-"""run_tool and compensate: the decision plan for calling a side-effecting tool.
+"""run_tool, run_tools and compensate: the decision plan for calling a side-effecting tool.
 
 ``await client.run_tool(charge, channel_id=..., key_name=..., tool_name=..., params=...)``
 claims the execution ``(channel_id, key_name)`` and then, by claim outcome:
@@ -35,6 +35,11 @@ This module only decides: it yields database calls and local steps (``Start`` th
 instead of raising it), and both clients execute those steps through ``actae._runtime``.
 Sync tools run in a worker thread under both clients; async tools run as asyncio tasks
 (under the sync client, in a worker thread's own event loop).
+
+Parallel tool calls: ``client.run_tools([ToolCall(tool, key_name, tool_name, params), ...],
+channel_id=...)`` is run_tool for each element with one ``claim_executions`` for all, the
+owned elements' tools running concurrently, and one ``complete_executions`` for every
+success: 2 round trips for N new calls. See :func:`run_tools` for each outcome and errors.
 
 Compensation: ``client.compensate(refund, channel_id=..., key_name=<original key>, ...)``
 runs the compensating tool as its own durable execution under
