@@ -36,7 +36,7 @@ from actae.calls import Call
 from actae.errors import LeaseLost
 from actae.observe import Observer, Steps, call_name
 from actae.plans.tools import ToolCall
-from tests.python.support.helpers import move_clock_past, reset_clock, run
+from tests.python.support.helpers import move_clock_past, run
 
 Body = Callable[[ToolContext], Any]
 
@@ -131,15 +131,6 @@ def writers(conn: psycopg.Connection, channel: str) -> dict[str, str]:
     found = conn.execute("select key_name, xmin::text from actae.executions"
                          " where channel_id = %s", (channel,)).fetchall()
     return {key: xmin for key, xmin in found}
-
-
-@pytest.fixture
-def real_clock(dsn: str) -> Iterator[None]:
-    """Tests that move the database clock get the real one back."""
-    try:
-        yield
-    finally:
-        reset_clock(dsn)
 
 
 def searches(flavor: str, body: Body, n: int, gate: Any = None) -> list[ToolCall]:
