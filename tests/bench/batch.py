@@ -10,7 +10,10 @@ median per-call throughput (tool calls made durable per second, claim and comple
 committed) and the ratio batch / single, through psycopg with prepared statements and
 through SyncActaeClient. Commits per N calls are counted, not assumed: the commit records
 the WAL holds (pg_walinspect) between the LSNs before and after COMMIT_SAMPLES operations
-of each psycopg contender, divided by COMMIT_SAMPLES.
+of each psycopg contender, divided by COMMIT_SAMPLES. `driver: run_tools` is
+client.run_tools (the same 2 calls, the tools run concurrently in worker threads), compared
+with `driver: run_tool x N` (N run_tool calls one after another); its commits are counted
+the same way.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from server import Server  # noqa: E402
 
-from actae import SyncActaeClient  # noqa: E402
+from actae import SyncActaeClient, ToolContext  # noqa: E402
+from actae.plans.tools import ToolCall  # noqa: E402
 
 PORT = 55452
 COMMIT_SAMPLES = 20
@@ -109,6 +113,38 @@ def driver_batch(client: SyncActaeClient, n: int) -> Op:
     return op
 
 
+def driver_run_tool(client: SyncActaeClient, n: int) -> Op:
+    """client.run_tool for each of the N calls, one after another (run_tools' baseline)."""
+    keys = _keys(n)
+
+    def search(ctx: ToolContext) -> Any:
+        return RESULT
+
+    def op() -> None:
+        for key in keys():
+            result = client.run_tool(search, channel_id="drv-run-tool", key_name=key,
+                                     tool_name="search", params=PARAMS)
+            assert result == RESULT
+
+    return op
+
+
+def driver_run_tools(client: SyncActaeClient, n: int) -> Op:
+    """client.run_tools: the same 2 calls as driver_batch, plus the tools run concurrently
+    (each in a worker thread) and the decision plan around them."""
+    keys = _keys(n)
+
+    def search(ctx: ToolContext) -> Any:
+        return RESULT
+
+    def op() -> None:
+        results = client.run_tools([ToolCall(search, key, "search", PARAMS) for key in keys()],
+                                   channel_id="drv-run-tools")
+        assert results == [RESULT] * n
+
+    return op
+
+
 def measure(op: Op, n: int, seconds: float) -> float:
     """Tool calls per second over `seconds` (after one warm-up op)."""
     op()
@@ -148,6 +184,8 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
             "psycopg: batch": raw_batch(conn, n),
             "driver: single calls": driver_single(client, n),
             "driver: batch": driver_batch(client, n),
+            "driver: run_tool x N": driver_run_tool(client, n),
+            "driver: run_tools": driver_run_tools(client, n),
         }
         rounds: dict[str, list[float]] = {name: [] for name in contenders}
         for k in range(rounds_):
@@ -155,12 +193,14 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
                 rounds[name].append(measure(op, n, seconds))
                 log(f"  round {k + 1}/{rounds_} {name}: {rounds[name][-1]:,.0f} calls/s")
         commits = {name: commits_per_op(dsn, contenders[name])
-                   for name in ("psycopg: single calls", "psycopg: batch")}
+                   for name in ("psycopg: single calls", "psycopg: batch", "driver: run_tools")}
     log(f"  commits per {n} calls: {commits}")
     median = {name: statistics.median(values) for name, values in rounds.items()}
     return {"n": n, "rounds": rounds, "median": median, "commits": commits,
             "ratios": {"psycopg": median["psycopg: batch"] / median["psycopg: single calls"],
-                       "driver": median["driver: batch"] / median["driver: single calls"]}}
+                       "driver": median["driver: batch"] / median["driver: single calls"],
+                       "driver run_tools": median["driver: run_tools"]
+                       / median["driver: run_tool x N"]}}
 
 
 def main() -> None:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 import psycopg
 import pytest
 
+from tests.python.support.helpers import reset_clock
+
 
 @pytest.fixture(scope="session")
 def dsn(request: pytest.FixtureRequest) -> Iterator[str]:
@@ -47,3 +49,12 @@ def unique() -> Callable[..., str]:
         return f"{prefix}-{uuid.uuid4().hex}"
 
     return make
+
+
+@pytest.fixture
+def real_clock(dsn: str) -> Iterator[None]:
+    """Tests that move the database clock (move_clock_past) get the real one back."""
+    try:
+        yield
+    finally:
+        reset_clock(dsn)

@@ -1,4 +1,4 @@
-"""run_tool and compensate: the decision plan for calling a side-effecting tool.
+"""run_tool, run_tools and compensate: the decision plan for calling a side-effecting tool.
 
 ``await client.run_tool(charge, channel_id=..., key_name=..., tool_name=..., params=...)``
 claims the execution ``(channel_id, key_name)`` and then, by claim outcome:
@@ -36,6 +36,11 @@ instead of raising it), and both clients execute those steps through ``actae._ru
 Sync tools run in a worker thread under both clients; async tools run as asyncio tasks
 (under the sync client, in a worker thread's own event loop).
 
+Parallel tool calls: ``client.run_tools([ToolCall(tool, key_name, tool_name, params), ...],
+channel_id=...)`` is run_tool for each element with one ``claim_executions`` for all, the
+owned elements' tools running concurrently, and one ``complete_executions`` for every
+success: 2 round trips for N new calls. See :func:`run_tools` for each outcome and errors.
+
 Compensation: ``client.compensate(refund, channel_id=..., key_name=<original key>, ...)``
 runs the compensating tool as its own durable execution under
 :func:`~actae.context.compensation_key` (``"compensate:" + key_name``); ``ctx.original`` is
@@ -49,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from time import monotonic
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn, cast
 
 from actae import calls
 from actae.context import Tool, ToolContext, compensation_key, idempotency_key
@@ -294,3 +299,216 @@ def compensate(
         params if params is not None else {"compensates": key_name}, dedup_fields,
         lease_seconds, reconcile, wait_timeout, original,
     ))
+
+
+# --- run_tools: the batch form ---------------------------------------------------------------
+
+
+class ToolCall(NamedTuple):
+    """One element of ``run_tools``: what ``run_tool`` takes for one call (without
+    ``reconcile``). A plain tuple ``(tool, key_name, tool_name, params[, dedup_fields])``
+    is accepted too."""
+
+    tool: Tool
+    key_name: str
+    tool_name: str
+    params: Mapping[str, Any]
+    dedup_fields: Sequence[str] | None = None
+
+
+@dataclass
+class _Slot:
+    """One element's progress through run_tools: its outcome (a value or an error) once
+    settled; ``handle`` while its tool runs; ``fallback`` when it goes through run_tool."""
+
+    call: ToolCall
+    ctx: ToolContext | None = None
+    handle: Any = None
+    outcome: Outcome | None = None
+    fallback: bool = False
+    recorded: bool = False  # its failure is in the ledger already (cancelled, lease lost)
+
+
+def _supervise_all(slots: list[_Slot], lease_seconds: int) -> Plan[None]:
+    """Wait for every started tool; every third of the lease while any runs, heartbeat each
+    owned element not recorded yet (one heartbeat each: a finished tool's lease must hold
+    until its result is recorded, or another worker could call it again). A running element
+    found cancelled or lost is stopped and settled as _supervise settles one."""
+    running = [s for s in slots if s.handle is not None and s.outcome is None]
+    while running:
+        beat_at = monotonic() + lease_seconds / 3
+        for slot in running:
+            slot.outcome = yield Wait(slot.handle, max(0.0, beat_at - monotonic()))
+        running = [s for s in running if s.outcome is None]
+        if not running:
+            return
+        for slot in slots:
+            ctx = slot.ctx
+            if ctx is None or slot.handle is None or slot.recorded:
+                continue
+            beat = yield Attempt(calls.heartbeat_execution(
+                ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
+            if slot.outcome is not None:
+                continue  # finished, to be recorded: its lease is only kept
+            if isinstance(beat, Execution) and not beat.cancel_requested:
+                continue
+            if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
+                continue  # a dropped connection: try again at the next beat
+            slot.outcome = yield Stop(slot.handle, ctx)
+            if slot.outcome is not None:
+                continue  # it finished before it could be stopped: record that
+            slot.recorded = True
+            if isinstance(beat, Execution):
+                slot.outcome = Raised((yield from _settle(_cancel(ctx, beat.cancel_reason))))
+                continue
+            row = yield Attempt(calls.get_execution(
+                channel_id=ctx.channel_id, key_name=ctx.key_name))
+            error: BaseException = beat
+            if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
+                error = _stored_failure(row)
+                error.__cause__ = beat
+            slot.outcome = Raised(error)
+        running = [s for s in running if s.outcome is None]
+
+
+def _settle(plan: Plan[Any]) -> Plan[Exception]:
+    """Run a plan that ends by raising (``_cancel``) and return its error instead."""
+    try:
+        yield from plan
+    except Exception as error:  # noqa: BLE001 - kept as the element's outcome
+        return error
+    raise AssertionError("the plan was expected to raise")
+
+
+def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
+    """Record every finished tool's outcome: all successes in one complete_executions (one
+    by one when the batch is refused, so one element's error cannot lose the others'
+    results), then each Exception with its own fail_execution."""
+    done = [s for s in slots if s.handle is not None and isinstance(s.outcome, Returned)]
+    if done:
+        ctxs = [s.ctx for s in done if s.ctx is not None]
+        values = [s.outcome.value for s in done if isinstance(s.outcome, Returned)]
+        rows = yield Attempt(calls.complete_executions(
+            [c.execution_id for c in ctxs], [c.claim_token for c in ctxs], values,
+            channel_id=channel_id))
+        if isinstance(rows, list):
+            for slot, row in zip(done, cast(list[Execution], rows), strict=True):
+                slot.outcome = Returned(row.result)
+        else:
+            for slot, ctx, value in zip(done, ctxs, values, strict=True):
+                one = yield Attempt(calls.complete_execution(
+                    ctx.execution_id, ctx.claim_token, value, channel_id=channel_id))
+                if isinstance(one, Execution):
+                    slot.outcome = Returned(one.result)
+                else:  # refused (a lost lease): nothing more can be recorded for it
+                    slot.outcome, slot.recorded = Raised(one), True
+    for slot in slots:
+        outcome, ctx = slot.outcome, slot.ctx
+        if slot.handle is None or slot.recorded or not isinstance(outcome, Raised) or ctx is None:
+            continue
+        error = outcome.error
+        if isinstance(error, Exception):
+            # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
+            failed = yield Attempt(calls.fail_execution(
+                ctx.execution_id, _describe(error), ctx.claim_token,
+                retryable=not isinstance(error, PermanentError), channel_id=channel_id,
+            ))
+            if isinstance(failed, Exception):
+                slot.outcome = Raised(failed)
+
+
+def run_tools(
+    tool_calls: Sequence[ToolCall | tuple[Any, ...]],
+    *,
+    channel_id: str,
+    lease_seconds: int = 60,
+    wait_timeout: float | None = None,
+) -> Plan[list[Any]]:
+    """The plan behind ``client.run_tools``: ``run_tool`` for each element of
+    ``tool_calls`` (a model's parallel tool calls) in channel ``channel_id``, with the tools
+    running concurrently; returns one result per element, in order, each the value
+    run_tool would return for it.
+
+    Round trips: one ``claim_executions`` for every element. Elements ``replayed`` return
+    their stored result (the tool is not called). Elements ``claimed`` / ``reclaimed``
+    start their tools all at once and are heartbeated every third of the lease while any
+    runs; then every success is recorded by one ``complete_executions`` and every failure
+    by its own ``fail_execution`` (retryable unless :class:`~actae.errors.PermanentError`).
+    N new calls that all succeed cost 2 round trips and 2 commits. An element already
+    ``failed`` raises its stored error as run_tool does (:class:`~actae.errors.ToolFailed`
+    or :class:`~actae.errors.Cancelled`); an element owned but cancel-requested is recorded
+    as cancelled before any tool starts. Elements ``in_progress`` (another worker's lease,
+    or a key repeated in the batch) go through run_tool one by one after the batch's own
+    outcomes are recorded, waiting as run_tool waits; ``wait_timeout`` bounds that whole
+    wait (then :class:`~actae.errors.ToolInProgress` for what is still in progress). They
+    are not waited for when another element has failed already (nothing of theirs is this
+    caller's to record).
+
+    Errors: every element is settled, and every computed result recorded, before anything
+    is raised; then the first element's error (in element order) is raised. The other
+    elements' outcomes are in the ledger: a re-run replays the successes and reclaims the
+    retryable failures. An interrupt (KeyboardInterrupt, a cancelled caller) records
+    nothing for its own element, like a crash. run_tools has no ``reconcile``: an ambiguous
+    takeover calls the tool again, so use run_tool for a call that needs reconciling.
+    """
+    slots = [_Slot(c if isinstance(c, ToolCall) else ToolCall(*c))
+             for c in tool_calls]
+    if not slots:
+        return []
+    claims: list[Claim] = yield calls.claim_executions(
+        channel_id, [s.call.key_name for s in slots], [s.call.tool_name for s in slots],
+        [s.call.params for s in slots],
+        None if all(s.call.dedup_fields is None for s in slots)
+        else [s.call.dedup_fields for s in slots],
+        lease_seconds,
+    )
+    owned_leases: list[int] = []
+    for slot, claim in zip(slots, claims, strict=True):
+        execution = claim.execution
+        if claim.status == "replayed":
+            slot.outcome = Returned(claim.result)
+        elif claim.status == "failed":
+            slot.outcome = Raised(_stored_failure(execution))
+        elif claim.status == "in_progress":
+            slot.fallback = True
+        else:
+            slot.ctx = _context(execution, None)
+            if execution.cancel_requested:
+                slot.outcome = Raised((yield from _settle(
+                    _cancel(slot.ctx, execution.cancel_reason))))
+            else:
+                owned_leases.append(execution.lease_seconds)
+    for slot in slots:
+        if slot.ctx is not None and slot.outcome is None:
+            slot.handle = yield Start(slot.call.tool, slot.ctx)
+    if owned_leases:
+        yield from _supervise_all(slots, min(owned_leases))
+        yield from _record(slots, channel_id)
+    interrupted = next((s.outcome.error for s in slots if isinstance(s.outcome, Raised)
+                        and not isinstance(s.outcome.error, Exception)), None)
+    if interrupted is not None:
+        raise interrupted
+    if any(isinstance(s.outcome, Raised) for s in slots):
+        # Raising anyway: nothing of an in-progress element is ours to record, and waiting
+        # for it could even call a repeated key's failed tool again.
+        slots = [s for s in slots if not s.fallback]
+    deadline = None if wait_timeout is None else monotonic() + wait_timeout
+    for slot in slots:
+        if not slot.fallback:
+            continue
+        c = slot.call
+        remaining = None if deadline is None else max(0.0, deadline - monotonic())
+        try:
+            value = yield from _run(c.tool, channel_id, c.key_name, c.tool_name, c.params,
+                                    c.dedup_fields, lease_seconds, None, remaining, None)
+        except Exception as error:  # noqa: BLE001 - raised below, after the others settle
+            slot.outcome = Raised(error)
+        else:
+            slot.outcome = Returned(value)
+    results: list[Any] = []
+    for slot in slots:
+        if isinstance(slot.outcome, Raised):
+            raise slot.outcome.error
+        assert slot.outcome is not None
+        results.append(slot.outcome.value)
+    return results
