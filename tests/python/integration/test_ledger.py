@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -31,7 +31,6 @@ from actae import (
 from tests.python.support.helpers import (
     db_now_minus,
     move_clock_past,
-    reset_clock,
     run,
     with_client,
 )
@@ -40,13 +39,6 @@ PARAMS = {"order_id": "4471", "amount_cents": 4200}
 MS = timedelta(milliseconds=1)
 
 
-@pytest.fixture
-def real_clock(dsn: str) -> Iterator[None]:
-    """Tests that move the database clock (move_clock_past) get the real one back."""
-    try:
-        yield
-    finally:
-        reset_clock(dsn)
 
 
 async def claim(client: ActaeClient, channel: str, key: str = "charge:4471", **kw: Any) -> Claim:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -35,7 +35,7 @@ from actae import (
     idempotency_key,
 )
 from actae.fakes import FakeProvider
-from tests.python.support.helpers import move_clock_past, reset_clock, run
+from tests.python.support.helpers import move_clock_past, run
 
 Body = Callable[[ToolContext], Any]
 
@@ -103,13 +103,6 @@ def wait_past_lease(dsn: str, channel: str, key: str) -> None:
     move_clock_past(dsn, row(dsn, channel, key).lease_expires_at)
 
 
-@pytest.fixture
-def real_clock(dsn: str) -> Iterator[None]:
-    """Tests that move the database clock get the real one back."""
-    try:
-        yield
-    finally:
-        reset_clock(dsn)
 
 
 # --- claimed and replayed --------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import psycopg
 import pytest
@@ -22,18 +22,11 @@ from actae import (
     VersionConflict,
     calls,
 )
-from tests.python.support.helpers import fold_chain, move_clock_past, reset_clock
+from tests.python.support.helpers import fold_chain, move_clock_past
 
 PARAMS = {"order_id": "4471", "amount_cents": 4200}
 
 
-@pytest.fixture
-def real_clock(dsn: str) -> Iterator[None]:
-    """Tests that move the database clock (move_clock_past) get the real one back."""
-    try:
-        yield
-    finally:
-        reset_clock(dsn)
 
 
 def _api(cls: type) -> set[str]:
