@@ -113,22 +113,7 @@ begin
 
     if v_row.execution_id is null then
         -- A new key: only now is the channel read (created, or checked for a fork).
-        -- The channel's purge guard, shared until commit: purge (which takes it
-        -- exclusively) skips a channel while a claim in it is uncommitted, and a claim waits
-        -- for a purge of its channel to commit (then starts the channel afresh).
-        -- See actae.purge.
-        perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
-        select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
-        if not found then
-            insert into actae.channels as c (channel_id, tenant)
-            values (p_channel_id, actae._new_channel_tenant(p_channel_id))
-            on conflict (channel_id) do nothing
-            returning c.* into v_channel;
-            if not found then
-                select c.* into v_channel from actae.channels as c
-                where c.channel_id = p_channel_id;
-            end if;
-        end if;
+        v_channel := actae._claim_channel(p_channel_id);
         if not actae._owns(v_channel.tenant) then
             -- Another tenant's channel id: refused exactly as an unknown channel would be.
             perform actae._no_channel(p_channel_id);
@@ -233,6 +218,38 @@ begin
     where e.channel_id = p_channel_id and e.key_name = p_key_name
     returning e.* into v_row;
     return actae._execution_row(v_row, 'reclaimed', true);
+end;
+$$;
+
+-- actae._claim_channel — the channel a claim of a new key writes in, behind its purge
+-- guard: the guard (advisory lock 1633907809) is taken shared until commit, so purge (which
+-- takes it exclusively) skips a channel while a claim in it is uncommitted, and a claim
+-- waits for a purge of its channel to commit (then starts the channel afresh; see
+-- actae.purge). Then the channel is read, or created for the caller's tenant when it does
+-- not exist. Ownership is the caller's to check. Raises: AC400 when a login in several
+-- tenants would create the channel (actae._new_channel_tenant).
+create or replace function actae._claim_channel(
+    p_channel_id text
+) returns actae.channels
+language plpgsql
+volatile
+as $$
+declare
+    v_channel actae.channels;
+begin
+    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+    if not found then
+        insert into actae.channels as c (channel_id, tenant)
+        values (p_channel_id, actae._new_channel_tenant(p_channel_id))
+        on conflict (channel_id) do nothing
+        returning c.* into v_channel;
+        if not found then
+            select c.* into v_channel from actae.channels as c
+            where c.channel_id = p_channel_id;
+        end if;
+    end if;
+    return v_channel;
 end;
 $$;
 

@@ -119,19 +119,7 @@ begin
                     and count(distinct u.k) = count(*)
                 from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)) then
             v_element := 1;
-            perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
-            select c.* into v_channel from actae.channels as c
-            where c.channel_id = p_channel_id;
-            if not found then
-                insert into actae.channels as c (channel_id, tenant)
-                values (p_channel_id, actae._new_channel_tenant(p_channel_id))
-                on conflict (channel_id) do nothing
-                returning c.* into v_channel;
-                if not found then
-                    select c.* into v_channel from actae.channels as c
-                    where c.channel_id = p_channel_id;
-                end if;
-            end if;
+            v_channel := actae._claim_channel(p_channel_id);
             if v_channel.parent_channel_id is null and actae._owns(v_channel.tenant) then
                 v_now := actae._now();
                 with inserted as (

@@ -592,6 +592,14 @@ CREATE FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now timestamp
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _claim_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._claim_channel(p_channel_id text) RETURNS actae.channels
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: runs; Type: TABLE; Schema: actae; Owner: -
 --
 
@@ -2345,6 +2353,12 @@ REVOKE ALL ON FUNCTION actae._check_text(p_value text, p_argument text, p_max_by
 --
 
 REVOKE ALL ON FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _claim_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._claim_channel(p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: COLUMN runs.channel_id; Type: ACL; Schema: actae; Owner: -

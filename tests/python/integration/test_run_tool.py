@@ -35,7 +35,7 @@ from actae import (
     idempotency_key,
 )
 from actae.fakes import FakeProvider
-from tests.python.support.helpers import move_clock_past, run
+from tests.python.support.helpers import endless_tool, move_clock_past, run
 
 Body = Callable[[ToolContext], Any]
 
@@ -439,28 +439,7 @@ def test_cancel_requested_stops_the_tool_and_fails_the_execution(
     channel, params = unique("run"), {"q": "endless"}
     started, stopped = threading.Event(), threading.Event()
 
-    if flavor == "sync":
-
-        def endless(ctx: ToolContext) -> Any:
-            started.set()
-            while not ctx.should_stop():
-                time.sleep(0.02)
-            stopped.set()
-            return "gave up"
-
-        tool: Any = endless
-    else:
-
-        async def aendless(ctx: ToolContext) -> Any:
-            started.set()
-            try:
-                await asyncio.sleep(30)
-            except asyncio.CancelledError:
-                stopped.set()
-                raise
-            return "finished"
-
-        tool = aendless
+    tool = endless_tool(flavor, started, stopped)
 
     def operator() -> None:
         started.wait(10)

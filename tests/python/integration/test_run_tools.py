@@ -36,7 +36,7 @@ from actae.calls import Call
 from actae.errors import LeaseLost
 from actae.observe import Observer, Steps, call_name
 from actae.plans.tools import ToolCall
-from tests.python.support.helpers import move_clock_past, run
+from tests.python.support.helpers import endless_tool, move_clock_past, run
 
 Body = Callable[[ToolContext], Any]
 
@@ -402,28 +402,7 @@ def test_cancel_requested_stops_that_tool_while_the_others_complete(
     channel, body = unique("batch"), Recorder()
     started, stopped = threading.Event(), threading.Event()
 
-    if flavor == "sync":
-
-        def endless(ctx: ToolContext) -> Any:
-            started.set()
-            while not ctx.should_stop():
-                time.sleep(0.02)
-            stopped.set()
-            return "gave up"
-
-        tool: Any = endless
-    else:
-
-        async def aendless(ctx: ToolContext) -> Any:
-            started.set()
-            try:
-                await asyncio.sleep(30)
-            except asyncio.CancelledError:
-                stopped.set()
-                raise
-            return "finished"
-
-        tool = aendless
+    tool = endless_tool(flavor, started, stopped)
 
     def operator() -> None:
         started.wait(10)

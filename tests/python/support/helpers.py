@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from actae import ActaeClient, Event
+from actae import ActaeClient, Event, ToolContext
 
 T = TypeVar("T")
 
@@ -104,3 +106,30 @@ def reset_clock(dsn: str) -> None:
     """Put the real clock back under actae._now()."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select actae._set_test_clock(null)")
+
+
+def endless_tool(flavor: str, started: threading.Event, stopped: threading.Event) -> Any:
+    """A tool that runs until it is told to stop: sync ("sync": polls ctx.should_stop())
+    or async (sleeps until cancelled); `started` is set when it begins, `stopped` when it
+    stops."""
+    if flavor == "sync":
+
+        def endless(ctx: ToolContext) -> Any:
+            started.set()
+            while not ctx.should_stop():
+                time.sleep(0.02)
+            stopped.set()
+            return "gave up"
+
+        return endless
+
+    async def aendless(ctx: ToolContext) -> Any:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            stopped.set()
+            raise
+        return "finished"
+
+    return aendless
