@@ -125,9 +125,17 @@ def peer(name: str, mode: str, workers: int, runs: int, url: str) -> dict[str, A
          str(workers), str(runs), url],
         capture_output=True, text=True, timeout=1800, check=False,
         env={**os.environ, "PATH": f"{PG_BIN}:{os.environ.get('PATH', '')}"})
-    if done.returncode != 0:
+    lines = done.stdout.strip().splitlines()
+    try:
+        result: dict[str, Any] = json.loads(lines[-1])
+    except (IndexError, ValueError):
         return {"error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    if done.returncode != 0:
+        # The measurement was printed, then the process died on its way out (seen with
+        # pgtask's worker at interpreter shutdown): keep the number, say so.
+        result["exit"] = f"{done.returncode}: " + " ".join(
+            done.stderr.strip().splitlines()[:1])[:120]
+    return result
 
 
 def claim_latency(server: Server, queued: int, samples: int) -> dict[str, Any]:
