@@ -197,6 +197,7 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+set plan_cache_mode = force_custom_plan
 as $$
 declare
     v_count integer := cardinality(p_execution_ids);
@@ -304,10 +305,13 @@ begin
 end;
 $$;
 
--- Generic plans for the batch functions' statements: with array arguments the plan cache
+-- Generic plans for claim_executions' statements: with array arguments the plan cache
 -- otherwise keeps planning them anew on every call (custom plans), a sixth of a batch's
--- server time. Not on Citus, which needs the arguments' values to route a statement to its
--- shard (a generic plan there is "could not create distributed plan").
+-- server time, and none of them reads more than its keys whatever the table's size. Not on
+-- Citus, which needs the arguments' values to route a statement to its shard (a generic
+-- plan there is "could not create distributed plan"). complete_executions keeps custom
+-- plans: a generic plan of its UPDATE made while the table was small reads every key of
+-- the channel (by the primary key's channel_id prefix) for as long as the session lives.
 do $batch_plans$
 declare
     v_mode text := 'default';
@@ -317,9 +321,6 @@ begin
     end if;
     execute pg_catalog.format(
         'alter function actae.claim_executions(text, text[], text[], jsonb[], jsonb[], integer)'
-        ' set plan_cache_mode = %s', v_mode);
-    execute pg_catalog.format(
-        'alter function actae.complete_executions(uuid[], uuid[], jsonb[], text)'
         ' set plan_cache_mode = %s', v_mode);
 end;
 $batch_plans$;

@@ -379,8 +379,13 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   more (an existing key, a fenced token) take the single call, so outcomes and errors are
   unchanged (pgTAP counts the single calls with track_functions). perf also showed the
   batch statements planned anew on every call (custom plans for array arguments, a sixth
-  of the time) and whole rows coerced through text; the functions now use generic plans
-  (not on Citus, which routes by the arguments' values) and cast rows field by field.
+  of the time) and whole rows coerced through text; claim_executions now uses generic
+  plans (not on Citus, which routes by the arguments' values) and rows are cast field by
+  field. complete_executions keeps custom plans: the first full run with generic plans
+  showed `psycopg: batch` falling from 2 993 to 1 348 calls/s over its rounds, because the
+  UPDATE's generic plan, made while the table was empty, read every key of the channel
+  through the primary key's prefix for the rest of the session (test_plans.py has the
+  case and its control); with custom plans the same rounds held at 3 760-4 000 calls/s.
 - **Large states: the driver's JSON and the server's JSON parser** (2026-12-03). perf of
   a 64 KB `transition_state` at c = 1: the server spends about a third of its time in
   `jsonb_in` (PostgreSQL 15's JSON lexer appends a string's characters one

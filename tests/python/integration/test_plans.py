@@ -29,6 +29,8 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
+from tests.python.support.databases import fresh_database
+
 ROWS = 20000
 ACTAE_TABLES = {"executions", "events", "channels", "snapshots", "operations"}
 
@@ -224,3 +226,48 @@ def test_complete_reads_one_row_before_the_first_analyze(dsn: str, unique: Any) 
     control = _complete_in_one_channel_without_statistics(
         dsn, unique("nostats"), "(execution_id)")
     assert "BitmapAnd:None" in control, control
+
+
+def _batch_completion_scans(dsn: str, plan_mode: str) -> list[str]:
+    """The executions scans of complete_executions' plan (channel given) once its channel
+    holds 20 000 keys, in a fresh database (no statistics) where the session's first batch
+    found the table empty; the function runs with plan_mode. One rolled-back transaction."""
+    with fresh_database(dsn, "actae_plans") as scratch, psycopg.connect(scratch) as conn:
+        conn.execute("load 'auto_explain'")
+        for setting, value in (("log_nested_statements", "on"), ("log_format", "json"),
+                               ("log_level", "notice"), ("log_min_duration", "-1")):
+            conn.execute(f"set local auto_explain.{setting} = '{value}'")
+        conn.execute("set local client_min_messages = notice")
+        conn.execute("alter function actae.complete_executions(uuid[], uuid[], jsonb[], text)"
+                     f" set plan_cache_mode = {plan_mode}")
+        batch = """select array_agg(c.execution_id), array_agg(c.claim_token)
+                   from actae.claim_executions('plans', array(select %s || g
+                       from generate_series(1, 8) as g), array_fill('t'::text, array[8]),
+                       array_fill('{}'::jsonb, array[8])) as c"""
+        p, done = Plans(conn), []
+        for n in range(2):
+            ids = conn.execute(batch, (f"b{n}-",)).fetchone()
+            assert ids is not None
+            if n == 1:
+                conn.execute(LOAD[1].replace("%(prefix)s || (i %% 200)", "'plans'"),
+                             {"rows": ROWS})
+                conn.execute("set local auto_explain.log_min_duration = 0")
+            done = p.collect("select status from actae.complete_executions(%s, %s, null,"
+                             " 'plans')", (ids[0], ids[1]))
+            assert [r[0] for r in p.rows] == ["completed"] * 8
+        conn.rollback()
+    return [f"{n['Node Type']}:{n.get('Index Name')}" for plan in done for n in _nodes(plan)
+            if "Scan" in n["Node Type"] and n.get("Relation Name", "executions") == "executions"
+            and "Function" not in n["Node Type"] and "CTE" not in n["Node Type"]]
+
+
+def test_batch_completion_reads_its_rows_as_the_channel_grows(dsn: str) -> None:
+    """complete_executions with channel_id finds its rows through the (execution_id,
+    channel_id) index once the channel holds 20 000 keys, although the session's first
+    batch planned it on an empty table: it runs with custom plans (sql/12_batch.sql). Control:
+    with a generic plan, the plan made for the empty table reads every key of the channel
+    through the primary key's channel_id prefix, for as long as the session lives."""
+    scans = _batch_completion_scans(dsn, "force_custom_plan")
+    assert scans == ["Index Scan:executions_execution_id_channel_idx"], scans
+    control = _batch_completion_scans(dsn, "force_generic_plan")
+    assert control == ["Index Scan:executions_pkey"], control
