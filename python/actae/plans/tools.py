@@ -158,6 +158,27 @@ def _cancel(ctx: ToolContext, reason: str | None) -> Plan[NoReturn]:
     raise _stored_failure(failed)
 
 
+def _after_beat(handle: Any, ctx: ToolContext, beat: Any) -> Plan[Outcome | None]:
+    """What a heartbeat's reply means for a running tool: None to let it run on; else it
+    is stopped (the execution was cancelled, or the lease lost) and this returns the
+    outcome it reached before it could be stopped, or raises the element's error (the
+    cancellation recorded by _cancel, or the lost lease / the stored failure)."""
+    if isinstance(beat, Execution) and not beat.cancel_requested:
+        return None
+    if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
+        return None  # a dropped connection: try again at the next beat
+    outcome: Outcome | None = yield Stop(handle, ctx)
+    if outcome is not None:
+        return outcome  # it finished before it could be stopped: record that
+    if isinstance(beat, Execution):
+        return (yield from _cancel(ctx, beat.cancel_reason))  # it raises
+    row = yield Attempt(calls.get_execution(
+        channel_id=ctx.channel_id, key_name=ctx.key_name))
+    if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
+        raise _stored_failure(row) from beat
+    raise beat
+
+
 def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
     """Run fn(ctx) and heartbeat every third of the lease until it finishes; stop it when
     the execution is cancelled or the lease is lost."""
@@ -168,20 +189,9 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
             return outcome
         beat = yield Attempt(calls.heartbeat_execution(
             ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
-        if isinstance(beat, Execution) and not beat.cancel_requested:
-            continue
-        if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
-            continue  # a dropped connection: try again at the next beat
-        outcome = yield Stop(handle, ctx)
+        outcome = yield from _after_beat(handle, ctx, beat)
         if outcome is not None:
-            return outcome  # it finished before it could be stopped: record that
-        if isinstance(beat, Execution):
-            return (yield from _cancel(ctx, beat.cancel_reason))  # it raises
-        row = yield Attempt(calls.get_execution(
-            channel_id=ctx.channel_id, key_name=ctx.key_name))
-        if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
-            raise _stored_failure(row) from beat
-        raise beat
+            return outcome
 
 
 def _run_owned(
@@ -350,24 +360,10 @@ def _supervise_all(slots: list[_Slot], lease_seconds: int) -> Plan[None]:
                 ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
             if slot.outcome is not None:
                 continue  # finished, to be recorded: its lease is only kept
-            if isinstance(beat, Execution) and not beat.cancel_requested:
-                continue
-            if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
-                continue  # a dropped connection: try again at the next beat
-            slot.outcome = yield Stop(slot.handle, ctx)
-            if slot.outcome is not None:
-                continue  # it finished before it could be stopped: record that
-            slot.recorded = True
-            if isinstance(beat, Execution):
-                slot.outcome = Raised((yield from _settle(_cancel(ctx, beat.cancel_reason))))
-                continue
-            row = yield Attempt(calls.get_execution(
-                channel_id=ctx.channel_id, key_name=ctx.key_name))
-            error: BaseException = beat
-            if isinstance(row, Execution) and row.status in ("failed", "cancelled"):
-                error = _stored_failure(row)
-                error.__cause__ = beat
-            slot.outcome = Raised(error)
+            try:
+                slot.outcome = yield from _after_beat(slot.handle, ctx, beat)
+            except Exception as error:  # noqa: BLE001 - the element's outcome, recorded
+                slot.outcome, slot.recorded = Raised(error), True
         running = [s for s in running if s.outcome is None]
 
 
