@@ -22,6 +22,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import _runtime, calls, observe, plans
+from actae._pool import AsyncParkingPool, ParkingPool
 from actae.errors import ConnectionFailed, map_error
 from actae.models import Event
 from actae.plans import tools as tool_plans
@@ -174,7 +175,7 @@ class ActaeClient:
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
         self._dsn = dsn or ""
-        self.pool = pool or AsyncConnectionPool(
+        self.pool = pool or AsyncParkingPool(
             self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
@@ -382,7 +383,7 @@ class SyncActaeClient:
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
         self._dsn = dsn or ""
-        self.pool = pool or ConnectionPool(
+        self.pool = pool or ParkingPool(
             self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 

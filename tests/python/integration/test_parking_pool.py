@@ -1,0 +1,150 @@
+"""The pool a client opens for itself parks the connection last given back (actae._pool):
+the next call takes it without psycopg_pool's getconn / putconn, and nothing a pool
+promises changes: a caller waiting in the pool is served, a connection in a transaction or
+broken is never handed out again, close() closes it, and it goes back through the pool's
+own checks every PARK_SECONDS."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+import pytest
+
+from actae import ActaeClient, SyncActaeClient, _pool
+
+PARAMS = {"q": 1}
+
+
+def _requests(pool: _pool.ParkingPool | _pool.AsyncParkingPool) -> int:
+    return pool.get_stats().get("requests_num", 0)
+
+
+def _pair(client: SyncActaeClient, channel: str, key: str) -> None:
+    claim = client.claim_execution(channel, key, "t", PARAMS)
+    client.complete_execution(claim.execution.id, claim.claim_token, {"k": key},
+                              channel_id=channel)
+
+
+def test_sequential_calls_reuse_the_parked_connection(
+        dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
+    channel = unique("park")
+    with SyncActaeClient(dsn, max_size=2) as client:
+        assert isinstance(client.pool, _pool.ParkingPool)
+        _pair(client, channel, "warm")
+        before = _requests(client.pool)
+        for i in range(10):
+            _pair(client, channel, f"k{i}")
+        assert _requests(client.pool) - before <= 1  # 20 calls, the pool asked at most once
+        # Past PARK_SECONDS every call goes back through the pool itself.
+        monkeypatch.setattr(_pool, "PARK_SECONDS", 0.0)
+        before = _requests(client.pool)
+        for i in range(5):
+            _pair(client, channel, f"late{i}")
+        assert _requests(client.pool) - before == 10
+        assert client.get_execution(channel_id=channel, key_name="late4").status == "completed"
+
+
+def test_threads_on_a_pool_of_one_never_wait_on_a_parked_connection(
+        dsn: str, unique: Callable[..., str]) -> None:
+    channel = unique("park-threads")
+    client = SyncActaeClient(dsn, max_size=1)
+    client.pool.timeout = 10.0  # a connection parked while a caller waits would time out
+    errors: list[BaseException] = []
+
+    def work(t: int) -> None:
+        try:
+            for i in range(40):
+                _pair(client, channel, f"t{t}-{i}")
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    with client:
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert errors == []
+        assert not any(thread.is_alive() for thread in threads)
+        done = client.list_executions(channel, status="completed", max_rows=1000)
+        assert len(done) == 240
+        # The pool's own connection() (console, worker) is served while the client idles.
+        with client.pool.connection(timeout=2) as conn:
+            assert conn.execute("select 1").fetchone() == (1,)
+
+
+def test_a_connection_left_in_a_transaction_is_not_handed_out_again(dsn: str) -> None:
+    with SyncActaeClient(dsn, max_size=1) as client:
+        conn = client.pool.getconn()
+        conn.execute("begin")
+        conn.execute("select 1")
+        assert conn.pgconn.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        client.pool.putconn(conn)  # the pool rolls it back; parking it would hand it out as is
+        again = client.pool.getconn()
+        try:
+            assert again.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        finally:
+            client.pool.putconn(again)
+
+
+def test_a_broken_parked_connection_fails_one_call_and_is_replaced(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    channel = unique("park-broken")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        _pair(client, channel, "a")
+        parked = client.pool.getconn()
+        backend = parked.info.backend_pid
+        client.pool.putconn(parked)
+        conn.execute("select pg_terminate_backend(%s)", (backend,))
+        with pytest.raises(psycopg.OperationalError):
+            _pair(client, channel, "b")
+        _pair(client, channel, "c")  # a fresh connection from the pool
+        replacement = client.pool.getconn()
+        try:
+            assert replacement.info.backend_pid != backend
+        finally:
+            client.pool.putconn(replacement)
+
+
+def test_close_closes_the_parked_connection(dsn: str, unique: Callable[..., str]) -> None:
+    client = SyncActaeClient(dsn, max_size=1)
+    with client:
+        _pair(client, unique("park-close"), "a")
+        parked = client.pool.getconn()
+        client.pool.putconn(parked)
+    assert parked.closed
+    assert client.pool.closed
+
+
+def test_the_async_pool_parks_and_serves_concurrent_callers(
+        dsn: str, unique: Callable[..., str]) -> None:
+    channel = unique("park-async")
+
+    async def pair(client: ActaeClient, key: str) -> None:
+        claim = await client.claim_execution(channel, key, "t", PARAMS)
+        await client.complete_execution(claim.execution.id, claim.claim_token, {"k": key},
+                                        channel_id=channel)
+
+    async def main() -> psycopg.AsyncConnection[Any]:
+        client = ActaeClient(dsn, max_size=1)
+        client.pool.timeout = 10.0
+        async with client:
+            assert isinstance(client.pool, _pool.AsyncParkingPool)
+            await pair(client, "warm")
+            before = _requests(client.pool)
+            for i in range(10):
+                await pair(client, f"s{i}")
+            assert _requests(client.pool) - before <= 1
+            await asyncio.gather(*(pair(client, f"c{i}") for i in range(30)))
+            done = await client.list_executions(channel, status="completed", max_rows=100)
+            assert len(done) == 41
+            parked = await client.pool.getconn()
+            await client.pool.putconn(parked)
+        return parked
+
+    parked = asyncio.run(main())
+    assert parked.closed
