@@ -828,8 +828,10 @@ def _list(values: Sequence[Any] | None) -> list[Any] | None:
 
 
 def _jsons(values: Sequence[Any] | None) -> list[Jsonb | None] | None:
-    """Each value as JSON (a jsonb[] array); None passes through, for the database to refuse."""
-    return None if values is None else [_json(v) for v in values]
+    """Each value as JSON (a jsonb[] array); None passes through, for the database to refuse.
+    A value already adapted as jsonb (a single call's argument) is sent as it is."""
+    return None if values is None else [
+        v if isinstance(v, Jsonb) else _json(v) for v in values]
 
 
 def _claims(rows: list[Row]) -> list[Claim]:

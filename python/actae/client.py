@@ -22,6 +22,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import _runtime, calls, observe, plans
+from actae._coalesce import Coalescer
 from actae._pool import AsyncParkingPool, ParkingPool
 from actae.errors import ConnectionFailed, map_error
 from actae.models import Event
@@ -178,6 +179,9 @@ class ActaeClient:
         self.pool = pool or AsyncParkingPool(
             self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
+        # Plans running now, and the claims / completions of concurrent ones sent as batches.
+        self._plans = 0
+        self._coalescer = Coalescer(self._run)
 
     async def open(self) -> None:
         """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
@@ -234,18 +238,35 @@ class ActaeClient:
         return call.read(_dict_rows(call.sql, cur, await cur.fetchall()))
 
     async def drive(self, plan: plans.Plan[T]) -> T:
-        """Run a plan to completion; Emit steps are ignored."""
+        """Run a plan to completion; Emit steps are ignored. While other plans run on this
+        client, its claims and completions may go to the database in one batch with theirs
+        (actae._coalesce)."""
         value: Any = None
-        while True:
-            try:
-                step = plan.send(value)
-            except StopIteration as stop:
-                return stop.value
-            value = await self._step(step)
+        self._plans += 1
+        try:
+            while True:
+                try:
+                    step = plan.send(value)
+                except StopIteration as stop:
+                    return stop.value
+                value = await self._step(step)
+        finally:
+            self._plans -= 1
 
     async def _step(self, step: plans.Step) -> Any:
         if isinstance(step, calls.Call):
-            return await self.run(step)
+            if self._plans <= 1:
+                if step.sql != calls.CLAIM:
+                    return await self.run(step)
+                # Tasks started with this one (asyncio.gather) begin their plans in the
+                # loop's next round: let them, then claim alone if none did.
+                await asyncio.sleep(0)
+                if self._plans <= 1:
+                    return await self.run(step)
+            watcher = observe.observer
+            if watcher is None:
+                return await self._coalescer.run(step)
+            return await watcher.arun(self._coalescer.run, step)
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
         if isinstance(step, plans.LocalStep):

@@ -23,6 +23,7 @@ import base64
 import contextvars
 import json
 import math
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, cast
@@ -548,7 +549,7 @@ class DurableTool(BaseTool):
             finally:
                 _CURRENT.reset(token)
 
-        channel_id = await client.run(calls.langgraph_channel(thread_id))
+        channel_id = await _thread_channel(client, thread_id)
         result = await client.run_tool(
             effect, channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
             dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
@@ -556,6 +557,24 @@ class DurableTool(BaseTool):
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("DurableTool runs through invoke / ainvoke")
+
+
+# The thread lookups in flight per client: a ToolNode's parallel calls of one thread share
+# one, so their claims reach the client in the same loop round and go as one batch.
+_LOOKUPS: weakref.WeakKeyDictionary[ActaeClient, dict[str, asyncio.Task[str]]] = (
+    weakref.WeakKeyDictionary())
+
+
+async def _thread_channel(client: ActaeClient, thread_id: str) -> str:
+    """The channel of thread_id (actae.langgraph_channel), one round trip for the
+    concurrent callers of a thread."""
+    lookups = _LOOKUPS.setdefault(client, {})
+    task = lookups.get(thread_id)
+    if task is None:
+        task = lookups[thread_id] = asyncio.ensure_future(
+            client.run(calls.langgraph_channel(thread_id)))
+        task.add_done_callback(lambda _: lookups.pop(thread_id, None))
+    return await asyncio.shield(task)  # one caller cancelled does not cancel the others'
 
 
 def durable_tool(

@@ -1,0 +1,124 @@
+"""Concurrent run_tool claims and completions of one channel, sent as one batch (ActaeClient).
+
+A model emits several tool calls at once and the frameworks run them concurrently
+(LangGraph's ToolNode, Pydantic AI and the OpenAI Agents SDK all gather them on the event
+loop). Each goes through ``run_tool``, whose plan claims, runs the tool and completes. Under
+ActaeClient those claims meet here: every claim of one channel (and lease) that arrives
+while the loop is still starting the others, that is until a loop round passes with no new
+one, goes to the database as one ``claim_executions``; completions of one channel likewise
+as one ``complete_executions(..., channel_id=)``. N tools started together cost 2
+round trips and 2 commits instead of 2N, with no change to the plans or the adapters.
+
+Nothing about an element changes: the batch functions give each element the outcome its
+single call would, and they are all-or-nothing, so when a batch raises (one element's
+conflict, a blocked tool, a fenced token) nothing was written and every element is sent
+again on its own, getting its own outcome or its own error. A caller cancelled before the
+batch is sent is left out of it. A lone call is sent as the single call, a loop round
+later than it would have been. Private: nothing here is part of Actae's API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from actae import calls
+
+#: At most this many calls go in one batch (the functions take up to 1000).
+MAX_BATCH = 100
+
+Execute = Callable[[calls.Call[Any]], Awaitable[Any]]
+Waiting = list[tuple[calls.Call[Any], "asyncio.Future[Any]"]]
+
+
+def _group(call: calls.Call[Any]) -> tuple[Any, ...] | None:
+    """The batch a call can join (same function, channel and shared arguments), or None."""
+    if call.conn is not None or call.binary:
+        return None
+    params = call.params
+    if call.sql == calls.CLAIM:
+        return (calls.CLAIM, params["channel_id"], params["lease_seconds"])
+    if call.sql == calls.COMPLETE and params["channel_id"] is not None:
+        return (calls.COMPLETE, params["channel_id"])
+    return None
+
+
+def _batch(key: tuple[Any, ...], elements: list[calls.Call[Any]]) -> calls.Call[Any]:
+    """The one claim_executions / complete_executions call doing every element's (their
+    JSON arguments go as they were encoded for the single calls)."""
+    params = [e.params for e in elements]
+    if key[0] == calls.CLAIM:
+        fields = [p["dedup_fields"] for p in params]
+        return calls.claim_executions(
+            key[1], [p["key_name"] for p in params], [p["tool_name"] for p in params],
+            [p["params"] for p in params],
+            None if all(f is None for f in fields) else fields, key[2])
+    return calls.complete_executions(
+        [p["execution_id"] for p in params], [p["claim_token"] for p in params],
+        [p["result"] for p in params], channel_id=key[1])
+
+
+class Coalescer:
+    """Batches the eligible calls of concurrent plans; ``execute`` runs one call."""
+
+    def __init__(self, execute: Execute) -> None:
+        self._execute = execute
+        self._waiting: dict[tuple[Any, ...], Waiting] = {}
+
+    async def run(self, call: calls.Call[Any]) -> Any:
+        key = _group(call)
+        if key is None:
+            return await self._execute(call)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            waiting = self._waiting[key] = []
+            loop.call_soon(self._settle, key, 0)
+        waiting.append((call, future))
+        if len(waiting) >= MAX_BATCH:
+            self._flush(key)
+        return await future
+
+    def _settle(self, key: tuple[Any, ...], seen: int) -> None:
+        """Send the batch once a loop round brought no new call to it."""
+        waiting = self._waiting.get(key)
+        if waiting is None:
+            return  # sent already (it filled up)
+        if len(waiting) > seen:
+            asyncio.get_running_loop().call_soon(self._settle, key, len(waiting))
+        else:
+            self._flush(key)
+
+    def _flush(self, key: tuple[Any, ...]) -> None:
+        waiting = [w for w in self._waiting.pop(key) if not w[1].done()]  # not cancelled
+        if waiting:
+            task = asyncio.get_running_loop().create_task(self._send(key, waiting))
+            task.add_done_callback(_retrieve)
+
+    async def _send(self, key: tuple[Any, ...], waiting: Waiting) -> None:
+        if len(waiting) > 1:
+            try:
+                rows = await self._execute(_batch(key, [call for call, _ in waiting]))
+            except Exception:  # noqa: BLE001 - nothing was written: each on its own below
+                pass
+            else:
+                for (_, future), row in zip(waiting, rows, strict=True):
+                    if not future.done():
+                        future.set_result(row)
+                return
+        for call, future in waiting:
+            try:
+                result = await self._execute(call)
+            except Exception as exc:  # noqa: BLE001 - the element's own error, handed back
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                if not future.done():
+                    future.set_result(result)
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -1,0 +1,306 @@
+"""Concurrent run_tool calls under ActaeClient share batches (actae._coalesce): the claims of
+one channel started together are one claim_executions, their completions one
+complete_executions, and every element keeps the outcome or error its single call gives.
+The frameworks' own parallel tool calls (Pydantic AI, OpenAI Agents, LangGraph's ToolNode)
+batch the same way. A batch is seen in the rows: every row a transaction wrote carries its
+xmin, and actae._now() is the transaction's clock, so rows claimed together share
+created_at and rows completed together share their xmin."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+from actae import ActaeClient, ToolContext
+from actae.errors import IdempotencyConflict
+
+
+def _transactions(conn: psycopg.Connection, channel: str) -> tuple[int, int, int]:
+    """(rows, distinct claim transactions, distinct completing transactions)."""
+    row = conn.execute(
+        "select count(*), count(distinct created_at), count(distinct xmin::text)"
+        " from actae.executions where channel_id = %s", (channel,)).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+async def _echo(ctx: ToolContext) -> dict[str, Any]:
+    return {"key": ctx.key_name, "params": ctx.params}
+
+
+def test_gathered_run_tools_claim_and_complete_as_one_batch_each(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    channel = unique("co")
+
+    async def main() -> list[Any]:
+        async with ActaeClient(dsn) as client:
+            return await asyncio.gather(*(
+                client.run_tool(_echo, channel_id=channel, key_name=f"k{i}", tool_name="t",
+                                params={"i": i}) for i in range(8)))
+
+    results = asyncio.run(main())
+    assert results == [{"key": f"k{i}", "params": {"i": i}} for i in range(8)]
+    assert _transactions(conn, channel) == (8, 1, 1)
+
+
+def test_sequential_run_tools_stay_single_calls(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    channel = unique("co-seq")
+
+    async def main() -> None:
+        async with ActaeClient(dsn) as client:
+            for i in range(3):
+                await client.run_tool(_echo, channel_id=channel, key_name=f"k{i}",
+                                      tool_name="t", params={"i": i})
+
+    asyncio.run(main())
+    assert _transactions(conn, channel) == (3, 3, 3)
+
+
+def test_an_element_that_fails_the_batch_gets_its_own_error_and_the_others_their_results(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    channel = unique("co-conflict")
+    called: list[str] = []
+
+    async def tool(ctx: ToolContext) -> str:
+        called.append(ctx.key_name)
+        return ctx.key_name
+
+    async def main() -> list[Any]:
+        async with ActaeClient(dsn) as client:
+            await client.run_tool(tool, channel_id=channel, key_name="done", tool_name="t",
+                                  params={"v": 1})
+            called.clear()
+            return await asyncio.gather(
+                client.run_tool(tool, channel_id=channel, key_name="a", tool_name="t",
+                                params={}),
+                # same key, other params: AC409, which fails claim_executions as a whole
+                client.run_tool(tool, channel_id=channel, key_name="done", tool_name="t",
+                                params={"v": 2}),
+                client.run_tool(tool, channel_id=channel, key_name="b", tool_name="t",
+                                params={}),
+                return_exceptions=True)
+
+    a, conflict, b = asyncio.run(main())
+    assert (a, b) == ("a", "b")
+    assert isinstance(conflict, IdempotencyConflict)
+    assert sorted(called) == ["a", "b"]
+    rows = conn.execute(
+        "select key_name, status, result from actae.executions where channel_id = %s"
+        " order by key_name", (channel,)).fetchall()
+    assert rows == [("a", "completed", "a"), ("b", "completed", "b"),
+                    ("done", "completed", "done")]
+
+
+def test_replays_and_new_keys_in_one_batch(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    channel = unique("co-replay")
+    called: list[str] = []
+
+    async def tool(ctx: ToolContext) -> str:
+        called.append(ctx.key_name)
+        return f"r-{ctx.key_name}"
+
+    async def main() -> list[Any]:
+        async with ActaeClient(dsn) as client:
+            await client.run_tool(tool, channel_id=channel, key_name="k0", tool_name="t",
+                                  params={})
+            return await asyncio.gather(*(
+                client.run_tool(tool, channel_id=channel, key_name=f"k{i}", tool_name="t",
+                                params={}) for i in range(4)))
+
+    assert asyncio.run(main()) == ["r-k0", "r-k1", "r-k2", "r-k3"]
+    assert called == ["k0", "k1", "k2", "k3"]  # k0 once: the batch replayed it
+    created = conn.execute(
+        "select count(distinct created_at) from actae.executions where channel_id = %s"
+        " and key_name <> 'k0'", (channel,)).fetchone()
+    assert created == (1,)
+
+
+def test_each_channel_is_its_own_batch(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    first, second = unique("co-a"), unique("co-b")
+
+    async def main() -> None:
+        async with ActaeClient(dsn) as client:
+            await asyncio.gather(*(
+                client.run_tool(_echo, channel_id=channel, key_name=f"k{i}", tool_name="t",
+                                params={}) for i in range(3) for channel in (first, second)))
+
+    asyncio.run(main())
+    assert _transactions(conn, first) == (3, 1, 1)
+    assert _transactions(conn, second) == (3, 1, 1)
+    xmins = conn.execute(
+        "select count(distinct xmin::text) from actae.executions where channel_id = any(%s)",
+        ([first, second],)).fetchone()
+    assert xmins == (2,)
+
+
+def test_a_caller_cancelled_before_the_batch_is_sent_is_left_out(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    channel = unique("co-cancel")
+
+    async def main() -> bool:
+        async with ActaeClient(dsn) as client:
+            tasks = [asyncio.create_task(client.run_tool(
+                _echo, channel_id=channel, key_name=f"k{i}", tool_name="t", params={}))
+                for i in range(4)]
+            for _ in range(2):  # every task reaches its claim, none is sent yet
+                await asyncio.sleep(0)
+            queued = bool(client._coalescer._waiting)  # pyright: ignore[reportPrivateUsage]
+            tasks[2].cancel()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            assert isinstance(results[2], asyncio.CancelledError)
+            return queued
+
+    assert asyncio.run(main()), "the claims were waiting for their batch when one was cancelled"
+    keys = conn.execute("select key_name from actae.executions where channel_id = %s"
+                        " order by key_name", (channel,)).fetchall()
+    assert keys == [("k0",), ("k1",), ("k3",)]
+
+
+# --- the frameworks' parallel tool calls --------------------------------------------------------
+
+
+def test_pydantic_ai_parallel_tool_calls_are_one_batch(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelResponse,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+    )
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from actae.pydantic_ai import ActaeDurability
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if not any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
+            return ModelResponse(parts=[
+                ToolCallPart("add", {"a": i, "b": 1}, tool_call_id=f"c{i}") for i in range(4)])
+        return ModelResponse(parts=[TextPart("done")])
+
+    run_id = unique("co-pai")
+
+    async def main() -> str:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(FunctionModel(respond), capabilities=[ActaeDurability(client)])
+
+            @agent.tool_plain
+            async def add(a: int, b: int) -> int:
+                return a + b
+
+            return (await agent.run("add", run_id=run_id)).output
+
+    assert asyncio.run(main()) == "done"
+    rows = conn.execute(
+        "select count(*), count(distinct created_at), count(distinct xmin::text),"
+        " array_agg(result order by key_name) from actae.executions"
+        " where channel_id = %s and tool_name = 'add'", (run_id,)).fetchone()
+    assert rows == (4, 1, 1, [1, 2, 3, 4])
+
+
+def test_openai_agents_parallel_tool_calls_are_one_batch(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    from agents import Agent, ModelResponse, Usage, function_tool, set_tracing_disabled
+    from agents.models.interface import Model
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    from actae.openai_agents import ActaeRun
+
+    set_tracing_disabled(True)
+
+    class Parallel(Model):
+        async def get_response(self, system_instructions: str | None, input: Any,
+                               *args: Any, **kwargs: Any) -> ModelResponse:
+            items = input if isinstance(input, list) else []
+            if any(isinstance(i, dict) and i.get("type") == "function_call_output"
+                   for i in items):
+                output: list[Any] = [ResponseOutputMessage(
+                    id="m", type="message", role="assistant", status="completed",
+                    content=[ResponseOutputText(type="output_text", text="done",
+                                                annotations=[])])]
+            else:
+                output = [ResponseFunctionToolCall(
+                    type="function_call", id=f"fc_{i}", call_id=f"c{i}", name="double",
+                    arguments=json.dumps({"x": i}), status="completed") for i in range(4)]
+            return ModelResponse(output=output, response_id=None,
+                                 usage=Usage(requests=1, input_tokens=1, output_tokens=1,
+                                             total_tokens=2))
+
+        async def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+            yield  # pragma: no cover
+
+    @function_tool
+    async def double(x: int) -> int:
+        """Twice x."""
+        return 2 * x
+
+    run_id = unique("co-oai")
+
+    async def main() -> str:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(name="calc", model=Parallel(), tools=[double])
+            result = await ActaeRun(client, run_id).run(agent, "double")
+            return str(result.final_output)
+
+    assert asyncio.run(main()) == "done"
+    rows = conn.execute(
+        "select count(*), count(distinct created_at), count(distinct xmin::text)"
+        " from actae.executions where channel_id = %s and tool_name = 'double'",
+        (run_id,)).fetchone()
+    assert rows == (4, 1, 1)
+
+
+def test_langgraph_tool_node_parallel_calls_are_one_batch(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.tools import tool
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    from actae.langgraph import AsyncActaeSaver, durable_tool
+
+    @tool
+    async def square(x: int) -> int:
+        """x squared."""
+        return x * x
+
+    thread_id = unique("co-lg")
+    replies = iter([AIMessage(content="", tool_calls=[
+        {"name": "square", "args": {"x": i}, "id": f"call_{i}"} for i in range(3)]),
+        AIMessage(content="done")])
+    model = GenericFakeChatModel(messages=replies)
+
+    async def main() -> Any:
+        async with AsyncActaeSaver.from_conn_string(dsn) as saver:
+            builder = StateGraph(MessagesState)
+            builder.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+            builder.add_node("tools", ToolNode([durable_tool(square, saver)]))
+            builder.add_edge(START, "agent")
+            builder.add_conditional_edges("agent", tools_condition)
+            builder.add_edge("tools", "agent")
+            graph = builder.compile(checkpointer=saver)
+            return await graph.ainvoke({"messages": [HumanMessage(content="go")]},
+                                       {"configurable": {"thread_id": thread_id}})
+
+    out = asyncio.run(main())
+    assert [m.content for m in out["messages"][2:5]] == ["0", "1", "4"]
+    assert out["messages"][-1].content == "done"
+    rows = conn.execute(
+        "select count(*), count(distinct e.created_at), count(distinct e.xmin::text)"
+        " from actae.executions as e join actae.langgraph_threads as t"
+        " on t.channel_id = e.channel_id where t.thread_id = %s", (thread_id,)).fetchone()
+    assert rows == (3, 1, 1)
