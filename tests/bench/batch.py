@@ -13,12 +13,16 @@ the WAL holds (pg_walinspect) between the LSNs before and after COMMIT_SAMPLES o
 of each psycopg contender, divided by COMMIT_SAMPLES. `driver: run_tools` is
 client.run_tools (the same 2 calls, the tools run concurrently in worker threads), compared
 with `driver: run_tool x N` (N run_tool calls one after another); its commits are counted
-the same way.
+the same way. `async driver: run_tool x N, gathered` is N ActaeClient.run_tool calls started
+together with asyncio.gather, as the frameworks run a model's parallel tool calls (the
+client batches their claims and completions by itself), compared with the same N awaited
+one after another (`async driver: run_tool x N`).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import sys
@@ -35,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from server import Server  # noqa: E402
 
-from actae import SyncActaeClient, ToolContext  # noqa: E402
+from actae import ActaeClient, SyncActaeClient, ToolContext  # noqa: E402
 from actae.plans.tools import ToolCall  # noqa: E402
 
 PORT = 55452
@@ -145,6 +149,31 @@ def driver_run_tools(client: SyncActaeClient, n: int) -> Op:
     return op
 
 
+async def _asearch(ctx: ToolContext) -> Any:
+    return RESULT
+
+
+def async_run_tool(loop: asyncio.AbstractEventLoop, client: ActaeClient, n: int,
+                   gathered: bool) -> Op:
+    """ActaeClient.run_tool for each of the N calls: awaited one after another, or started
+    together (asyncio.gather) so the client batches them."""
+    keys = _keys(n)
+    channel = "drv-async-gathered" if gathered else "drv-async-run-tool"
+
+    async def call(key: str) -> Any:
+        return await client.run_tool(_asearch, channel_id=channel, key_name=key,
+                                     tool_name="search", params=PARAMS)
+
+    async def go() -> None:
+        if gathered:
+            results = await asyncio.gather(*(call(key) for key in keys()))
+        else:
+            results = [await call(key) for key in keys()]
+        assert results == [RESULT] * n
+
+    return lambda: loop.run_until_complete(go())
+
+
 def measure(op: Op, n: int, seconds: float) -> float:
     """Tool calls per second over `seconds` (after one warm-up op)."""
     op()
@@ -177,6 +206,9 @@ def commits_per_op(dsn: str, op: Op, samples: int = COMMIT_SAMPLES) -> float | N
 def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
                 log: Callable[[str], None] = print) -> dict[str, Any]:
     """Every contender, rounds interleaved, plus commits per N calls (see the module doc)."""
+    loop = asyncio.new_event_loop()
+    aclient = ActaeClient(dsn, max_size=1)
+    loop.run_until_complete(aclient.open())
     with psycopg.connect(dsn, autocommit=True) as conn, \
             SyncActaeClient(dsn, max_size=1) as client:
         contenders: dict[str, Op] = {
@@ -186,6 +218,8 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
             "driver: batch": driver_batch(client, n),
             "driver: run_tool x N": driver_run_tool(client, n),
             "driver: run_tools": driver_run_tools(client, n),
+            "async driver: run_tool x N": async_run_tool(loop, aclient, n, False),
+            "async driver: run_tool x N, gathered": async_run_tool(loop, aclient, n, True),
         }
         rounds: dict[str, list[float]] = {name: [] for name in contenders}
         for k in range(rounds_):
@@ -193,14 +227,20 @@ def measure_all(dsn: str, n: int, seconds: float, rounds_: int,
                 rounds[name].append(measure(op, n, seconds))
                 log(f"  round {k + 1}/{rounds_} {name}: {rounds[name][-1]:,.0f} calls/s")
         commits = {name: commits_per_op(dsn, contenders[name])
-                   for name in ("psycopg: single calls", "psycopg: batch", "driver: run_tools")}
+                   for name in ("psycopg: single calls", "psycopg: batch", "driver: run_tools",
+                                "async driver: run_tool x N, gathered")}
+    loop.run_until_complete(aclient.close())
+    loop.close()
     log(f"  commits per {n} calls: {commits}")
     median = {name: statistics.median(values) for name, values in rounds.items()}
     return {"n": n, "rounds": rounds, "median": median, "commits": commits,
             "ratios": {"psycopg": median["psycopg: batch"] / median["psycopg: single calls"],
                        "driver": median["driver: batch"] / median["driver: single calls"],
                        "driver run_tools": median["driver: run_tools"]
-                       / median["driver: run_tool x N"]}}
+                       / median["driver: run_tool x N"],
+                       "async driver run_tool, gathered":
+                       median["async driver: run_tool x N, gathered"]
+                       / median["async driver: run_tool x N"]}}
 
 
 def main() -> None:
