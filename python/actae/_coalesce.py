@@ -60,44 +60,59 @@ def _batch(key: tuple[Any, ...], elements: list[calls.Call[Any]]) -> calls.Call[
 
 
 class Coalescer:
-    """Batches the eligible calls of concurrent plans; ``execute`` runs one call."""
+    """Batches the eligible calls of concurrent plans; ``execute`` runs one call.
+
+    The first call of a batch leads it: it yields to the loop until a round brings no new
+    call, sends the batch and hands every other caller its row (or error). A call arriving
+    while a batch fills joins it and waits for its row."""
 
     def __init__(self, execute: Execute) -> None:
         self._execute = execute
-        self._waiting: dict[tuple[Any, ...], Waiting] = {}
+        self._filling: dict[tuple[Any, ...], Waiting] = {}
 
     async def run(self, call: calls.Call[Any]) -> Any:
         key = _group(call)
         if key is None:
             return await self._execute(call)
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        waiting = self._waiting.get(key)
-        if waiting is None:
-            waiting = self._waiting[key] = []
-            loop.call_soon(self._settle, key, 0)
-        waiting.append((call, future))
-        if len(waiting) >= MAX_BATCH:
-            self._flush(key)
-        return await future
+        filling = self._filling.get(key)
+        if filling is not None and len(filling) < MAX_BATCH:
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            filling.append((call, future))
+            return await future
+        return await self._lead(key, call)
 
-    def _settle(self, key: tuple[Any, ...], seen: int) -> None:
-        """Send the batch once a loop round brought no new call to it."""
-        waiting = self._waiting.get(key)
-        if waiting is None:
-            return  # sent already (it filled up)
-        if len(waiting) > seen:
-            asyncio.get_running_loop().call_soon(self._settle, key, len(waiting))
-        else:
-            self._flush(key)
+    async def _lead(self, key: tuple[Any, ...], call: calls.Call[Any]) -> Any:
+        others: Waiting = []
+        self._filling[key] = others
+        try:
+            seen = -1
+            while len(others) > seen and len(others) < MAX_BATCH:
+                seen = len(others)
+                await asyncio.sleep(0)
+        except BaseException:
+            # The leader was cancelled: the others are still sent, without it.
+            self._close(key, others)
+            if others:
+                task = asyncio.get_running_loop().create_task(self._send(key, others))
+                task.add_done_callback(_retrieve)
+            raise
+        self._close(key, others)
+        if not others:
+            return await self._execute(call)
+        # Sent in a task of its own: the leader cancelled now must not cancel the others'.
+        mine: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        send = asyncio.get_running_loop().create_task(self._send(key, [(call, mine), *others]))
+        send.add_done_callback(_retrieve)
+        return await mine
 
-    def _flush(self, key: tuple[Any, ...]) -> None:
-        waiting = [w for w in self._waiting.pop(key) if not w[1].done()]  # not cancelled
-        if waiting:
-            task = asyncio.get_running_loop().create_task(self._send(key, waiting))
-            task.add_done_callback(_retrieve)
+    def _close(self, key: tuple[Any, ...], others: Waiting) -> None:
+        if self._filling.get(key) is others:
+            del self._filling[key]
 
     async def _send(self, key: tuple[Any, ...], waiting: Waiting) -> None:
+        """Every element's row or error on its future: one batch call, or (for one element,
+        or when the batch raised and so wrote nothing) each element's own call."""
+        waiting = [w for w in waiting if not w[1].done()]  # callers cancelled meanwhile
         if len(waiting) > 1:
             try:
                 rows = await self._execute(_batch(key, [call for call, _ in waiting]))

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pytest
 
 from actae import ActaeClient, ToolContext
 from actae.errors import IdempotencyConflict
@@ -140,8 +141,11 @@ def test_each_channel_is_its_own_batch(
     assert xmins == (2,)
 
 
+@pytest.mark.parametrize("cancelled", range(4))
 def test_a_caller_cancelled_before_the_batch_is_sent_is_left_out(
-        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str], cancelled: int) -> None:
+    # Whichever caller is cancelled, the one leading the batch or one waiting in it, the
+    # others' calls are made and its own is not.
     channel = unique("co-cancel")
 
     async def main() -> bool:
@@ -151,16 +155,19 @@ def test_a_caller_cancelled_before_the_batch_is_sent_is_left_out(
                 for i in range(4)]
             for _ in range(2):  # every task reaches its claim, none is sent yet
                 await asyncio.sleep(0)
-            queued = bool(client._coalescer._waiting)  # pyright: ignore[reportPrivateUsage]
-            tasks[2].cancel()
+            filling = client._coalescer._filling  # pyright: ignore[reportPrivateUsage]
+            queued = sum(len(others) + 1 for others in filling.values()) == 4
+            tasks[cancelled].cancel()
             results = await asyncio.gather(*tasks, return_exceptions=True)
-            assert isinstance(results[2], asyncio.CancelledError)
+            assert isinstance(results[cancelled], asyncio.CancelledError)
+            assert [r for r in results if not isinstance(r, BaseException)] == [
+                {"key": f"k{i}", "params": {}} for i in range(4) if i != cancelled]
             return queued
 
-    assert asyncio.run(main()), "the claims were waiting for their batch when one was cancelled"
+    assert asyncio.run(main()), "all four claims were filling one batch when one was cancelled"
     keys = conn.execute("select key_name from actae.executions where channel_id = %s"
                         " order by key_name", (channel,)).fetchall()
-    assert keys == [("k0",), ("k1",), ("k3",)]
+    assert keys == [(f"k{i}",) for i in range(4) if i != cancelled]
 
 
 # --- the frameworks' parallel tool calls --------------------------------------------------------
