@@ -128,8 +128,10 @@ test: deps venv
 
 # The PostgreSQL 18 pass has a server of its own, so it runs alongside the other steps (most of
 # its time is waiting on sleeps and child processes); its output is printed after theirs.
+# `trap -`: a plain `cmd &` starts with SIGINT ignored, and tests that Ctrl-C a child need it.
 test-inner:
-	@mkdir -p .actae; $(MAKE) --no-print-directory pytest-pg18 >.actae/pytest-pg18.log 2>&1 & \
+	@mkdir -p .actae; (trap - INT QUIT; exec $(MAKE) --no-print-directory pytest-pg18) \
+		>.actae/pytest-pg18.log 2>&1 & \
 	pg18=$$!; status=0; \
 	$(MAKE) --no-print-directory -k lint plpgsql-check pgtap isolation pytest || status=$$?; \
 	wait $$pg18 || status=$$?; \
