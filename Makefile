@@ -40,7 +40,7 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 
 help:
 	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest (PG 15),"
-	@echo "                    pytest-pg18 (the suite again on the embedded PostgreSQL 18)"
+	@echo "                    and alongside them pytest-pg18 (the suite again on the embedded PostgreSQL 18)"
 	@echo "make demo           the crash-recovery story, then the fork saving"
 	@echo "make demo-worker    a run survives a killed worker; approval from the CLI"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
