@@ -51,10 +51,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True, capture_output=True, cwd=work)
     wheel = next((work / "dist").glob("actae-*.whl"))
     target = work / "venv"
-    venv.create(target, with_pip=True)
+    venv.create(target)  # no ensurepip (seconds): this pip installs into it via --python
     subprocess.run(
-        [str(target / "bin" / "pip"), "install", "-q", "--disable-pip-version-check",
-         str(wheel)], check=True, capture_output=True, cwd=work)
+        [sys.executable, "-m", "pip", "--python", str(target / "bin" / "python"), "install",
+         "-q", "--disable-pip-version-check", str(wheel)], check=True, capture_output=True,
+        cwd=work)
     return target / "bin"
 
 
