@@ -468,6 +468,30 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   context copy and join cost about 90 us of client CPU per call beyond the two database
   calls. Sync tools now run on reused daemon worker threads (a new one only when none is
   idle, at most 8 kept idle; a stopped tool keeps its thread).
+- **A pool checkout per call** (changed, python/actae/_pool.py; measured 2026-12-03). Between
+  statements, psycopg_pool's getconn + putconn cost 11-14 us of client CPU per call (a loop of
+  getconn, `select 1`, putconn: 47-51 us against 37 us on a held connection), though 3.7 us
+  when timed alone. The pool a client opens for itself now parks the connection last given
+  back and hands it to the next call (a lock and two attribute swaps): 1.4 us alone, about
+  4 us between statements. A caller waiting in the pool is served through it, a connection
+  in a transaction or broken is never parked, and the parked one goes back through the
+  pool's checks at least every 5 s (tests/python/integration/test_parking_pool.py, whose
+  pool-of-one test fails with PoolTimeout when the waiting caller is not served). Section 2b
+  of this run shows the result; an interleaved driver.py run on a loaded machine before this
+  one read SyncActaeClient / bare psycopg (whole row) 0.93x (0.84x in the last report).
+- **run_tool's remaining cost, profiled** (2026-12-03): the plan without the database costs
+  about 44 us of wall time per owned call, 27 of them the hand-off of the tool to a worker
+  thread and back; a replay costs nothing measurable over the claim. Running a sync tool in
+  the caller's thread saved about 20 us of client CPU in an A/B, but it would change what a
+  stopped tool means (today a cancelled or lost tool is abandoned and run_tool returns at
+  once), so the thread stays. Under asyncio the cost is the tool's task, its waiter and its
+  heartbeat timer.
+- **Parallel tool calls of the frameworks** (changed, python/actae/_coalesce.py): claims of
+  one channel that reach ActaeClient in the same loop rounds go as one claim_executions,
+  their completions as one complete_executions (a batch that raises is sent again element by
+  element). Section 7's `async driver: run_tool x N, gathered` counts 2 commits per 8 calls;
+  LangGraph's ToolNode, Pydantic AI and the OpenAI Agents SDK batch this way
+  (tests/python/integration/test_coalesce.py checks the rows' shared transaction).
 - **transition_state's argument checks** (changed, sql/21_events.sql): inline, as in
   claim_execution; the helpers (each a PL/pgSQL call) run only on failure, `_check_json`
   only for a JSON value large or compressed enough to need its size or depth looked at.
