@@ -454,28 +454,32 @@ def dev_main(data_dir: Path | None, port: int | None) -> int:
     print its DSN, wait for Ctrl-C (or SIGTERM), stop it. Returns the exit status."""
     folder = data_dir or default_dev_dir()
     chosen = port or _env_port() or (DEV_PORT if not _port_taken(DEV_PORT) else free_port())
-    try:
-        server = Server(folder, port=chosen)
-        if server.running():
-            print(f"actae dev: a server already runs in {server.data}:"
-                  f" ACTAE_DSN='{server.tcp_url()}'", file=sys.stderr)
-            return 1
-        server.start()
-        dsn = server.create_database(DATABASE)
-        applied = migrate(dsn)
-    except (ActaeError, MigrationError, psycopg.Error, OSError) as exc:
-        print(f"actae dev: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
-        return 1
-    print(f"{server.version()} running in {server.data}"
-          f" ({len(applied)} migration(s) applied)")
-    print(f"export ACTAE_DSN='{server.tcp_url()}'")
-    print("Ctrl-C stops it; the data stays for the next `actae dev`.", flush=True)
 
     def on_term(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
+    # From the moment this call starts the server, an interrupt anywhere (while it starts,
+    # migrates, prints, or waits) stops it again: nothing is left running.
     previous = signal.signal(signal.SIGTERM, on_term)
+    server: Server | None = None
     try:
+        try:
+            candidate = Server(folder, port=chosen)
+            if candidate.running():
+                print(f"actae dev: a server already runs in {candidate.data}:"
+                      f" ACTAE_DSN='{candidate.tcp_url()}'", file=sys.stderr)
+                return 1
+            server = candidate
+            server.start()
+            dsn = server.create_database(DATABASE)
+            applied = migrate(dsn)
+        except (ActaeError, MigrationError, psycopg.Error, OSError) as exc:
+            print(f"actae dev: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+            return 1
+        print(f"{server.version()} running in {server.data}"
+              f" ({len(applied)} migration(s) applied)")
+        print(f"export ACTAE_DSN='{server.tcp_url()}'")
+        print("Ctrl-C stops it; the data stays for the next `actae dev`.", flush=True)
         while server.running():
             time.sleep(1)
         print("actae dev: the server stopped on its own; see " + str(server.log), file=sys.stderr)
@@ -484,7 +488,8 @@ def dev_main(data_dir: Path | None, port: int | None) -> int:
         return 0
     finally:
         signal.signal(signal.SIGTERM, previous)
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
 # -- python -m actae.pg: the Makefile's entry ----------------------------------------------------

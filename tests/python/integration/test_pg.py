@@ -204,8 +204,37 @@ def test_dev_main_serves_until_interrupted(no_dsn_env: dict[str, str], tmp_path:
         if proc.poll() is None:
             proc.kill()
     server = pg.Server(tmp_path / "dev")
-    assert not server.running(), "Ctrl-C stops the server"
-    server.remove()
+    try:
+        assert not server.running(), "Ctrl-C stops the server"
+    finally:
+        server.remove()  # never left running, even when the assertion fails
+
+
+def test_dev_main_interrupted_as_soon_as_it_prints_leaves_no_server(
+        no_dsn_env: dict[str, str], tmp_path: Path) -> None:
+    # Ctrl-C the moment the DSN line is printed (before the wait loop): the server it started
+    # is stopped all the same.
+    port = pg.free_port()
+    script = ("import sys; from pathlib import Path; from actae.pg import dev_main;"
+              "sys.exit(dev_main(Path(sys.argv[1]), int(sys.argv[2])))")
+    proc = subprocess.Popen([sys.executable, "-u", "-c", script, str(tmp_path / "dev"),
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=no_dsn_env)
+    try:
+        assert proc.stdout is not None
+        while True:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read() if proc.stderr else "dev_main exited"
+            if line.startswith("export ACTAE_DSN="):
+                proc.send_signal(signal.SIGINT)
+                break
+        assert proc.wait(timeout=60) == 0
+        assert not pg.Server(tmp_path / "dev").running(), "the interrupt stopped the server"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        pg.Server(tmp_path / "dev").remove()  # never left running, whatever failed above
 
 
 def test_embedded_binaries_in_a_closed_folder_are_copied_for_the_server_user(
