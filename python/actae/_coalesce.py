@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from actae import calls
+from actae._runtime import retrieve
 
 #: At most this many calls go in one batch (the functions take up to 1000).
 MAX_BATCH = 100
@@ -93,17 +94,20 @@ class Coalescer:
             # The leader was cancelled: the others are still sent, without it.
             self._close(key, others)
             if others:
-                task = asyncio.get_running_loop().create_task(self._send(key, others))
-                task.add_done_callback(_retrieve)
+                self._spawn(key, others)
             raise
         self._close(key, others)
         if not others:
             return await self._execute(call)
         # Sent in a task of its own: the leader cancelled now must not cancel the others'.
         mine: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        send = asyncio.get_running_loop().create_task(self._send(key, [(call, mine), *others]))
-        send.add_done_callback(_retrieve)
+        self._spawn(key, [(call, mine), *others])
         return await mine
+
+    def _spawn(self, key: tuple[Any, ...], waiting: Waiting) -> None:
+        """Send a batch in a task of its own, whoever of its callers is cancelled."""
+        asyncio.get_running_loop().create_task(self._send(key, waiting)).add_done_callback(
+            retrieve)
 
     def _close(self, key: tuple[Any, ...], others: Waiting) -> None:
         if self._filling.get(key) is others:
@@ -132,8 +136,3 @@ class Coalescer:
             else:
                 if not future.done():
                     future.set_result(result)
-
-
-def _retrieve(task: asyncio.Task[None]) -> None:
-    if not task.cancelled():
-        task.exception()

@@ -106,7 +106,8 @@ def _task_outcome(task: asyncio.Future[Any]) -> Outcome:
     return Raised(error) if error is not None else Returned(task.result())
 
 
-def _retrieve(task: asyncio.Future[Any]) -> None:
+def retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a finished task's exception as retrieved (nobody else may look at it)."""
     if not task.cancelled():
         task.exception()
 
@@ -167,7 +168,7 @@ async def _astart(step: Start) -> Running:
                 running.loop.call_soon_threadsafe(settle, outcome)
 
         ThreadRun(fn, ctx, hand_back)
-    running.future.add_done_callback(_retrieve)
+    running.future.add_done_callback(retrieve)
     running.future.add_done_callback(running.wake)  # cancelled before it ever ran
     return running
 

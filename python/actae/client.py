@@ -179,8 +179,7 @@ class ActaeClient:
         self.pool = pool or AsyncParkingPool(
             self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
-        # Plans running now, and the claims / completions of concurrent ones sent as batches.
-        self._plans = 0
+        # The claims / completions of concurrent plans, sent as batches.
         self._coalescer = Coalescer(self._run)
 
     async def open(self) -> None:
@@ -207,10 +206,16 @@ class ActaeClient:
     async def run(self, call: calls.Call[T]) -> T:
         """Execute one call (on call.conn, or a pooled connection) and map errors; the call
         is reported to ``actae.observe.observer`` (logging, tracing) unless it is None."""
+        return await self._observed(self._run, call)
+
+    @staticmethod
+    async def _observed(
+        execute: Callable[[calls.Call[T]], Coroutine[Any, Any, T]], call: calls.Call[T]
+    ) -> T:
         watcher = observe.observer
         if watcher is None:
-            return await self._run(call)
-        return await watcher.arun(self._run, call)  # type: ignore[no-any-return]
+            return await execute(call)
+        return await watcher.arun(execute, call)  # type: ignore[no-any-return]
 
     async def _run(self, call: calls.Call[T]) -> T:
         try:
@@ -238,35 +243,20 @@ class ActaeClient:
         return call.read(_dict_rows(call.sql, cur, await cur.fetchall()))
 
     async def drive(self, plan: plans.Plan[T]) -> T:
-        """Run a plan to completion; Emit steps are ignored. While other plans run on this
-        client, its claims and completions may go to the database in one batch with theirs
+        """Run a plan to completion; Emit steps are ignored. The claims and completions of
+        plans running at once on this client go to the database in batches
         (actae._coalesce)."""
         value: Any = None
-        self._plans += 1
-        try:
-            while True:
-                try:
-                    step = plan.send(value)
-                except StopIteration as stop:
-                    return stop.value
-                value = await self._step(step)
-        finally:
-            self._plans -= 1
+        while True:
+            try:
+                step = plan.send(value)
+            except StopIteration as stop:
+                return stop.value
+            value = await self._step(step)
 
     async def _step(self, step: plans.Step) -> Any:
         if isinstance(step, calls.Call):
-            if self._plans <= 1:
-                if step.sql != calls.CLAIM:
-                    return await self.run(step)
-                # Tasks started with this one (asyncio.gather) begin their plans in the
-                # loop's next round: let them, then claim alone if none did.
-                await asyncio.sleep(0)
-                if self._plans <= 1:
-                    return await self.run(step)
-            watcher = observe.observer
-            if watcher is None:
-                return await self._coalescer.run(step)
-            return await watcher.arun(self._coalescer.run, step)
+            return await self._observed(self._coalescer.run, step)
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
         if isinstance(step, plans.LocalStep):

@@ -45,6 +45,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import calls
+from actae._runtime import retrieve
 from actae.client import ActaeClient, SyncActaeClient
 from actae.context import ToolContext
 from actae.migrate import migrate
@@ -574,6 +575,7 @@ async def _thread_channel(client: ActaeClient, thread_id: str) -> str:
         task = lookups[thread_id] = asyncio.ensure_future(
             client.run(calls.langgraph_channel(thread_id)))
         task.add_done_callback(lambda _: lookups.pop(thread_id, None))
+        task.add_done_callback(retrieve)  # its callers may all have been cancelled
     return await asyncio.shield(task)  # one caller cancelled does not cancel the others'
 
 
