@@ -416,7 +416,7 @@ CREATE FUNCTION actae._caller_tenant() RETURNS oid
 --
 
 CREATE FUNCTION actae._caller_tenants() RETURNS oid[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -888,7 +888,7 @@ CREATE FUNCTION actae._may_read(p_tenant oid) RETURNS boolean
 --
 
 CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -896,7 +896,7 @@ CREATE FUNCTION actae._may_read_channel(p_channel_id text) RETURNS boolean
 --
 
 CREATE FUNCTION actae._member_of() RETURNS oid[]
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -936,7 +936,7 @@ CREATE FUNCTION actae._owns(p_tenant oid) RETURNS boolean
 --
 
 CREATE FUNCTION actae._owns_channel(p_channel_id text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
