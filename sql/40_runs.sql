@@ -208,8 +208,10 @@ $$;
 -- Guarantees: FOR UPDATE SKIP LOCKED, so concurrent claimers never wait on each other and
 -- never get the same run; the oldest due run that no other claimer holds is taken, and
 -- zero rows means every due run was held by another claimer or none is due. The due runs
--- are read in pages of 8, oldest first, without a lock (the (queue, due_at) index; on
--- Citus one bounded read of every shard), then each is locked by its channel with SKIP
+-- are read in pages of 8, oldest first, without a lock (one ordered scan of the (queue,
+-- due_at, channel_id) index that stops after the page, with or without statistics: bitmap
+-- scans are off here, since a bitmap scan of every due run and a sort was the plan before
+-- the first ANALYZE; on Citus one bounded read of every shard), then each is locked by its channel with SKIP
 -- LOCKED and re-checked against its latest version (on Citus a router query): the first
 -- one locked is the run. attempt and fence grow by one; the new owner gets a fresh
 -- claim_token, every earlier token is dead (AC423). outcome is reclaimed when the previous
@@ -228,6 +230,7 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
+set enable_bitmapscan = off
 as $$
 declare
     v_lease integer := coalesce(p_lease_seconds, 60);

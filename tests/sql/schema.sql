@@ -1153,6 +1153,7 @@ CREATE FUNCTION actae.claim_executions(p_channel_id text, p_key_names text[], p_
 CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.run_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_bitmapscan TO 'off'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
@@ -2040,10 +2041,10 @@ CREATE INDEX langgraph_checkpoints_run_id_idx ON actae.langgraph_checkpoints USI
 CREATE INDEX langgraph_threads_thread_id_idx ON actae.langgraph_threads USING btree (thread_id, checkpoint_ns);
 
 --
--- Name: runs_due_idx; Type: INDEX; Schema: actae; Owner: -
+-- Name: runs_due_order_idx; Type: INDEX; Schema: actae; Owner: -
 --
 
-CREATE INDEX runs_due_idx ON actae.runs USING btree (queue, due_at) WHERE (due_at IS NOT NULL);
+CREATE INDEX runs_due_order_idx ON actae.runs USING btree (queue, due_at, channel_id) WHERE (due_at IS NOT NULL);
 
 --
 -- Name: executions executions_forget_traces; Type: TRIGGER; Schema: actae; Owner: -
