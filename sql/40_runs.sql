@@ -206,19 +206,19 @@ $$;
 -- Due: queued / sleeping / waiting whose due_at (start or retry time, wake time, deadline,
 -- or now once the awaited event arrived) has come, or running whose lease lapsed.
 -- Guarantees: FOR UPDATE SKIP LOCKED, so concurrent claimers never wait on each other and
--- never get the same run; the oldest due run that no other claimer holds is taken, and
--- zero rows means every due run was held by another claimer or none is due. The due runs
--- are read in pages of 8, oldest first, without a lock (one ordered scan of the (queue,
--- due_at, channel_id) index that stops after the page, with or without statistics: bitmap
--- scans are off here, since a bitmap scan of every due run and a sort was the plan before
--- the first ANALYZE; on Citus one bounded read of every shard), then each is locked by its channel with SKIP
--- LOCKED and re-checked against its latest version (on Citus a router query): the first
+-- never get the same run; the oldest due run that no other claimer holds is taken, and zero
+-- rows means every due run was held by another claimer or none is due. The due runs are read
+-- in pages of 8, oldest first, without a lock (one ordered scan of the (queue, due_at,
+-- channel_id) index that stops after the page, with or without statistics: bitmap scans are
+-- off here, since a bitmap scan of every due run and a sort was the plan before the first
+-- ANALYZE; on Citus one bounded read of every shard), then each is locked by its channel with
+-- SKIP LOCKED and re-checked against its latest version (on Citus a router query): the first
 -- one locked is the run. attempt and fence grow by one; the new owner gets a fresh
 -- claim_token, every earlier token is dead (AC423). outcome is reclaimed when the previous
 -- owner's lease lapsed, else claimed; wake_reason says why the run is due (start, retry,
 -- timer, event, timeout, lease_expired). A lapsed run whose cancellation was requested is
--- ended as cancelled instead of being handed out. Only runs of channels of the caller's
--- tenant are candidates (another tenant's queue of the same name is invisible).
+-- ended as cancelled instead of being handed out. Only runs of channels of the caller's tenant
+-- are candidates (another tenant's queue of the same name is invisible).
 -- Raises: AC400 bad argument (agents, when given, must be a non-empty list).
 create or replace function actae.claim_run(
     p_queue text,
