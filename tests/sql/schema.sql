@@ -864,7 +864,7 @@ CREATE FUNCTION actae._last_event(p_channel_id text, p_lo bigint, p_hi bigint, p
 --
 
 CREATE FUNCTION actae._limit(p_argument text) RETURNS bigint
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
