@@ -78,6 +78,8 @@ declare
     v_fields jsonb;
     v_channel actae.channels;
     v_rows actae.executions[];
+    v_row actae.executions;
+    v_clock bigint;
     v_now timestamptz;
     v_state text;
     v_message text;
@@ -182,9 +184,9 @@ $$;
 -- are still current; a repeat with the same result is a no-op success); at most 1000
 -- elements; an empty batch returns no rows.
 -- p_channel_id, when given, must be every element's channel (an element of another
--- channel is AC404, as for complete_execution): the batch is then one UPDATE on that one
--- channel (one shard on Citus) in the common case. Null: each element is looked up by
--- execution_id, one complete_execution at a time.
+-- channel is AC404, as for complete_execution): the batch then reads that one channel
+-- (one shard on Citus) and updates each row by its key in the common case. Null: each
+-- element is looked up by execution_id, one complete_execution at a time.
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
 -- AC404, AC423 or AC409 (DETAIL names the element).
 create or replace function actae.complete_executions(
@@ -197,12 +199,13 @@ language plpgsql
 volatile
 security definer
 set search_path = pg_catalog, pg_temp
-set plan_cache_mode = force_custom_plan
 as $$
 declare
     v_count integer := cardinality(p_execution_ids);
     v_element integer := 0;
     v_rows actae.executions[];
+    v_row actae.executions;
+    v_clock bigint;
     v_now timestamptz;
     v_state text;
     v_message text;
@@ -224,13 +227,14 @@ begin
     end if;
     begin
         -- The set path, when p_channel_id is given, every element's arguments are within
-        -- their limits and no execution id appears twice (checked in one statement): one
-        -- UPDATE completes every element whose token is current, behind the channel's clock
-        -- guard (as complete_execution). When it completed them all, in a channel of the
+        -- their limits and no execution id appears twice (checked in one statement): behind
+        -- the channel's clock guard (as complete_execution), one UPDATE per element by its
+        -- key (execution_id, channel_id), in element order, until one finds no row in
+        -- flight with its token. When they completed them all, in a channel of the
         -- caller's tenant, those are the rows. Otherwise every element goes through
-        -- complete_execution in the loop below, in element order: an element the UPDATE
-        -- completed is then a repeat with the same token and result (a no-op success), and
-        -- any other meets the single call's outcome or error. An error undoes the UPDATE.
+        -- complete_execution in the loop below, in element order: an element already
+        -- completed here is then a repeat with the same token and result (a no-op success),
+        -- and any other meets the single call's outcome or error. An error undoes it all.
         if octet_length(p_channel_id) between 1 and actae._limit('channel_id')
             and (select bool_and(u.id is not null and u.token is not null
                     and pg_column_size(coalesce(u.result, 'null'::jsonb))
@@ -242,25 +246,23 @@ begin
             v_element := 1;
             perform pg_advisory_xact_lock_shared(1633907811, hashtext(p_channel_id));
             v_now := actae._now();
-            with done as (
+            -- Read after the lock (a statement started after it): exact until commit.
+            select c.clock into v_clock from actae.channels as c
+            where c.channel_id = p_channel_id;
+            for i in 1 .. v_count loop
                 update actae.executions as e set
                     status = 'completed',
-                    result = coalesce(u.result, 'null'::jsonb),
+                    result = coalesce(p_results[i], 'null'::jsonb),
                     finished_at = v_now,
-                    completed_clock = (select c.clock from actae.channels as c
-                        where c.channel_id = p_channel_id),
+                    completed_clock = v_clock,
                     written_by = default
-                from unnest(p_execution_ids, p_claim_tokens, p_results)
-                    as u (id, token, result)
-                where e.channel_id = p_channel_id and e.execution_id = u.id
-                    and e.claim_token = u.token
+                where e.channel_id = p_channel_id and e.execution_id = p_execution_ids[i]
+                    and e.claim_token = p_claim_tokens[i]
                     and actae._in_flight(e.status)
-                returning e.*
-            )
-            -- Element order (ids are distinct here); the cast is resolved field by field.
-            select array_agg(d::actae.executions
-                order by array_position(p_execution_ids, d.execution_id)) into v_rows
-            from done as d;
+                returning e.* into v_row;
+                exit when not found;
+                v_rows[i] := v_row;
+            end loop;
             if cardinality(v_rows) = v_count and actae._owns((v_rows[1]).tenant) then
                 for i in 1 .. v_count loop
                     return next actae._execution_row(v_rows[i], null, true);
@@ -305,22 +307,27 @@ begin
 end;
 $$;
 
--- Generic plans for claim_executions' statements: with array arguments the plan cache
--- otherwise keeps planning them anew on every call (custom plans), a sixth of a batch's
--- server time, and none of them reads more than its keys whatever the table's size. Not on
+-- Generic plans for the batch functions' statements: with array arguments the plan cache
+-- otherwise keeps planning them anew on every call (custom plans; under force_custom_plan
+-- PL/pgSQL plans each of its expressions again too), most of a batch completion's server
+-- time. None of them reads more than its keys whatever the table's size: complete_executions
+-- updates one row per statement by both columns of the (execution_id, channel_id) index,
+-- the plan even a generic plan made on an empty table chooses
+-- (tests/python/integration/test_plans.py). Not on
 -- Citus, which needs the arguments' values to route a statement to its shard (a generic
--- plan there is "could not create distributed plan"). complete_executions keeps custom
--- plans: a generic plan of its UPDATE made while the table was small reads every key of
--- the channel (by the primary key's channel_id prefix) for as long as the session lives.
+-- plan there is "could not create distributed plan"): there claim_executions keeps the
+-- default and complete_executions custom plans, as before.
 do $batch_plans$
 declare
-    v_mode text := 'default';
+    v_citus boolean := exists (select from pg_catalog.pg_extension where extname = 'citus');
 begin
-    if not exists (select from pg_catalog.pg_extension where extname = 'citus') then
-        v_mode := 'force_generic_plan';
-    end if;
     execute pg_catalog.format(
         'alter function actae.claim_executions(text, text[], text[], jsonb[], jsonb[], integer)'
-        ' set plan_cache_mode = %s', v_mode);
+        ' set plan_cache_mode = %s',
+        case when v_citus then 'default' else 'force_generic_plan' end);
+    execute pg_catalog.format(
+        'alter function actae.complete_executions(uuid[], uuid[], jsonb[], text)'
+        ' set plan_cache_mode = %s',
+        case when v_citus then 'force_custom_plan' else 'force_generic_plan' end);
 end;
 $batch_plans$;

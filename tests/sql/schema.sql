@@ -1184,7 +1184,7 @@ CREATE FUNCTION actae.complete_execution(p_execution_id uuid, p_claim_token uuid
 CREATE FUNCTION actae.complete_executions(p_execution_ids uuid[], p_claim_tokens uuid[], p_results jsonb[] DEFAULT NULL::jsonb[], p_channel_id text DEFAULT NULL::text) RETURNS SETOF actae.execution_row
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET plan_cache_mode TO 'force_custom_plan'
+    SET plan_cache_mode TO 'force_generic_plan'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
