@@ -276,8 +276,14 @@ def test_batch_completion_reads_its_rows_as_the_channel_grows(dsn: str) -> None:
     its UPDATE names both columns of that index, one element at a time. Control: finding
     the rows by "execution_id = any(...)" instead, the generic plan made for the empty table
     reads every key of the channel through the primary key's channel_id prefix, for as long
-    as the plan lives."""
+    as the plan lives — on PostgreSQL 15 and 16. From 17 on, a B-tree scan takes a whole
+    array in one descent and is costed so; on 18 (the embedded server's) the same generic
+    plan reads the two-column index, so there the control asserts that instead."""
     scans = _batch_completion_scans(dsn, by_any=False)
-    assert scans == ["Index Scan:executions_execution_id_channel_idx"] * 8, scans
+    both = ["Index Scan:executions_execution_id_channel_idx"] * 8
+    assert scans == both, scans
+    with psycopg.connect(dsn) as conn:
+        version = conn.info.server_version
     control = _batch_completion_scans(dsn, by_any=True)
-    assert control == ["Index Scan:executions_pkey"] * 8, control
+    assert control == (both if version >= 170000 else ["Index Scan:executions_pkey"] * 8), \
+        (version, control)
