@@ -78,8 +78,6 @@ declare
     v_fields jsonb;
     v_channel actae.channels;
     v_rows actae.executions[];
-    v_row actae.executions;
-    v_clock bigint;
     v_now timestamptz;
     v_state text;
     v_message text;
