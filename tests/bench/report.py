@@ -293,9 +293,14 @@ def _targets(results: dict[str, Any]) -> list[str]:
         a, b = _get(claim, ACTAE_PGBENCH, c, "throughput"), _get(claim, LIMIT, c, "throughput")
         rows.append((f"claim+complete ≥ 0.85× the pgbench limit, c={c}", _ratio(a, b),
                      None if not (a and b) else a / b >= 0.85))
+    # The bare-SQL limit over hand-written, beside the ratio: the most any implementation of
+    # the two commits could reach against the same hand-written rounds.
+    limit_ratio = _ratio(_get(claim, LIMIT, "1", "throughput"), _get(claim, HAND, "1",
+                                                                      "throughput"))
     for label, name in (("via psycopg", ACTAE_RAW), ("driver", ACTAE_DRIVER)):
         a, b = _get(claim, name, "1", "throughput"), _get(claim, HAND, "1", "throughput")
-        rows.append((f"claim+complete ≥ 3× hand-written at c=1 (Actae {label})", _ratio(a, b),
+        rows.append((f"claim+complete ≥ 3× hand-written at c=1 (Actae {label})",
+                     f"{_ratio(a, b)} (the pgbench limit: {limit_ratio})",
                      None if not (a and b) else a / b >= 3))
     for c in CONC:
         a, b = _get(claim, ACTAE_DRIVER, c, "throughput"), _get(claim, DBOS_STEPS, c,
