@@ -338,6 +338,29 @@ begin
 end;
 $$;
 
+-- actae._plan_cache_mode — pin the plan_cache_mode of function p_function: p_mode on a
+-- single node, p_citus_mode where the citus extension is installed (Citus needs the
+-- arguments' values to route a statement to its shard: a generic plan there is "could not
+-- create distributed plan"). 'default' removes the setting. Run by the sql/ files at migrate
+-- time, after the function is (re)created.
+create or replace function actae._plan_cache_mode(
+    p_function regprocedure,
+    p_mode text,
+    p_citus_mode text
+) returns void
+language plpgsql
+volatile
+as $$
+begin
+    execute pg_catalog.format('alter function %s set plan_cache_mode = %s', p_function,
+        case
+            when exists (select from pg_catalog.pg_extension where extname = 'citus')
+                then p_citus_mode
+            else p_mode
+        end);
+end;
+$$;
+
 -- actae._require — AC400 naming p_argument when p_missing (a required argument is null).
 create or replace function actae._require(
     p_missing boolean,

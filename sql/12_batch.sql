@@ -315,17 +315,11 @@ $$;
 -- Citus, which needs the arguments' values to route a statement to its shard (a generic
 -- plan there is "could not create distributed plan"): there claim_executions keeps the
 -- default and complete_executions custom plans, as before.
-do $batch_plans$
-declare
-    v_citus boolean := exists (select from pg_catalog.pg_extension where extname = 'citus');
-begin
-    execute pg_catalog.format(
-        'alter function actae.claim_executions(text, text[], text[], jsonb[], jsonb[], integer)'
-        ' set plan_cache_mode = %s',
-        case when v_citus then 'default' else 'force_generic_plan' end);
-    execute pg_catalog.format(
-        'alter function actae.complete_executions(uuid[], uuid[], jsonb[], text)'
-        ' set plan_cache_mode = %s',
-        case when v_citus then 'force_custom_plan' else 'force_generic_plan' end);
-end;
-$batch_plans$;
+select actae._plan_cache_mode(
+    'actae.claim_executions(text, text[], text[], jsonb[], jsonb[], integer)',
+    'force_generic_plan', 'default'
+);
+select actae._plan_cache_mode(
+    'actae.complete_executions(uuid[], uuid[], jsonb[], text)',
+    'force_generic_plan', 'force_custom_plan'
+);

@@ -956,6 +956,14 @@ CREATE FUNCTION actae._park_event(p_channel actae.channels, p_event_type text, p
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _plan_cache_mode(regprocedure, text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._plan_cache_mode(p_function regprocedure, p_mode text, p_citus_mode text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _purge_blocked(actae.channels, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -1154,6 +1162,7 @@ CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEF
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_bitmapscan TO 'off'
+    SET plan_cache_mode TO 'force_generic_plan'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
 
@@ -2732,6 +2741,12 @@ REVOKE ALL ON FUNCTION actae._park(p_run actae.runs, p_status text, p_due_at tim
 --
 
 REVOKE ALL ON FUNCTION actae._park_event(p_channel actae.channels, p_event_type text, p_key text, p_content jsonb, p_payload jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _plan_cache_mode(p_function regprocedure, p_mode text, p_citus_mode text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._plan_cache_mode(p_function regprocedure, p_mode text, p_citus_mode text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone); Type: ACL; Schema: actae; Owner: -
