@@ -42,7 +42,7 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
-from actae.runs import RunRecord, SleepResult, WaitResult
+from actae.runs import ClaimedRun, RunRecord, SleepResult, WaitResult
 from actae.worker import Run, Worker
 
 try:
@@ -63,6 +63,7 @@ __all__ = [
     "Cancelled",
     "Channel",
     "Claim",
+    "ClaimedRun",
     "ConnectionFailed",
     "Event",
     "EventRecorded",

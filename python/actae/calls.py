@@ -36,7 +36,7 @@ from actae.models import (
     StateSnapshot,
     Transition,
 )
-from actae.runs import RunRecord, SleepResult, WaitResult
+from actae.runs import ClaimedRun, RunRecord, SleepResult, WaitResult
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -395,6 +395,13 @@ START_RUN = _sql("start_run", "channel_id::text", "agent::text", "input::jsonb",
                  "run_at::timestamptz", "max_attempts::integer")
 CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
                  "lease_seconds::integer")
+# claim_run, and in the same statement (one round trip) the claimed channel's first page of
+# list_completed as a JSON array of its rows: the worker's prefetch.
+CLAIM_RUN_WITH_COMPLETED: LiteralString = (
+    "select r.*, p.completed from (" + CLAIM_RUN + ") as r cross join lateral ("
+    "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
+    " from actae.list_completed(p_channel_id => r.channel_id,"
+    " p_max_rows => %(max_rows)s::integer) as e) as p")
 HEARTBEAT_RUN = _sql("heartbeat_run", "channel_id::text", "claim_token::uuid",
                      "lease_seconds::integer")
 COMPLETE_RUN = _sql("complete_run", "channel_id::text", "claim_token::uuid", "result::jsonb")
@@ -453,6 +460,32 @@ def claim_run(
         "queue": queue, "worker": worker,
         "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
     }, _first_run, conn)
+
+
+def _claimed_run(rows: list[Row]) -> ClaimedRun | None:
+    if not rows:
+        return None
+    row = rows[0]
+    return ClaimedRun(run=RunRecord.model_validate(row),
+                      completed=[_execution(e) for e in row["completed"]])
+
+
+def claim_run_with_completed(
+    queue: str,
+    worker: str,
+    agents: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    max_rows: int = 1000,
+    *,
+    conn: Any = None,
+) -> Call[ClaimedRun | None]:
+    """claim_run, plus the claimed channel's completed executions (list_completed's first
+    page of ``max_rows``) in the same round trip; None when no run is due."""
+    return Call(CLAIM_RUN_WITH_COMPLETED, {
+        "queue": queue, "worker": worker,
+        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
+        "max_rows": max_rows,
+    }, _claimed_run, conn)
 
 
 def heartbeat_run(

@@ -8,6 +8,8 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
+from actae.models import Execution
+
 RunStatus = Literal["queued", "running", "sleeping", "waiting", "completed", "failed", "cancelled"]
 WakeReason = Literal["start", "retry", "timer", "event", "timeout", "lease_expired"]
 
@@ -49,6 +51,15 @@ class RunRecord(_Row):
     claimed_at: datetime | None = None
     heartbeat_at: datetime | None = None
     finished_at: datetime | None = None
+
+
+class ClaimedRun(_Row):
+    """claim_run and the first page of list_completed of the claimed run's channel, read in
+    the same statement (``claim_run_with_completed``): ``completed`` is every completed
+    execution the channel sees, by key_name, up to the page size asked for."""
+
+    run: RunRecord
+    completed: list[Execution]
 
 
 class SleepResult(_Row):

@@ -21,12 +21,14 @@ token dies) and unwind the agent with an internal ``BaseException`` (so ``except
 in agent code does not catch it); the worker records nothing more and moves on. The run is
 claimed again — by any worker — when its timer fires or its event arrives.
 
-Prefetch. Once per attempt, before the agent runs, one read (``list_completed(channel)``,
-a page per 10 000 keys) loads every completed execution the channel sees, a fork's inherited
-results included (its tool policies applied); a tool call whose key, tool name, params and
-dedup fields match one of them returns the stored result with no round trip. Any difference
-falls through to ``run_tool``, which lets the database decide (replay or ``AC409``), so the
-shortcut never changes an answer.
+Prefetch. Once per attempt, before the agent runs, every completed execution the channel
+sees is loaded, a fork's inherited results included (its tool policies applied): the claim
+itself brings the first 10 000 (``claim_run_with_completed``: claim_run and
+``list_completed(channel)`` in one statement, so one round trip), and a channel with more
+is read on with ``list_completed``, a page per 10 000 keys. A tool call whose key, tool
+name, params and dedup fields match one of them returns the stored result with no round
+trip. Any difference falls through to ``run_tool``, which lets the database decide (replay
+or ``AC409``), so the shortcut never changes an answer.
 
 Keys. ``key=`` names a step explicitly (recommended: stable across code changes). Without
 it, the key is derived deterministically from the step's position: ``<tool name>#<n>`` for
@@ -141,17 +143,19 @@ class Run:
             lease_seconds=self.worker.lease_seconds if lease_seconds is None else lease_seconds,
         )
 
-    async def load_completed(self) -> None:
+    async def load_completed(self, first_page: list[Execution] | None = None) -> None:
         """Prefetch the channel's completed executions: tool() then replays one that matches
-        without a round trip (the worker calls this before the agent when prefetch is on)."""
+        without a round trip (the worker calls this before the agent when prefetch is on,
+        with the first page its claim brought)."""
         done: dict[str, Execution] = {}
-        after: str | None = None
+        page, after = first_page, None
         while True:  # one list_completed read per _PREFETCH_PAGE keys (forks included)
-            page = await self.client.list_completed(self.channel_id, after, _PREFETCH_PAGE)
+            if page is None:
+                page = await self.client.list_completed(self.channel_id, after, _PREFETCH_PAGE)
             done.update((e.key_name, e) for e in page)
             if len(page) < _PREFETCH_PAGE:
                 break
-            after = page[-1].key_name
+            page, after = None, page[-1].key_name
         self._completed = done
 
     async def sleep(self, duration: timedelta | float, *, key: str | None = None) -> None:
@@ -319,21 +323,33 @@ class Worker:
             claimed_any = False
             while len(self._tasks) < self.concurrency and not self._stopping.is_set():
                 try:
-                    record = await self.client.claim_run(self.queue, self.name, agents,
-                                                         self.lease_seconds)
+                    claimed = await self._claim(agents)
                 except (ActaeError, psycopg.Error, OSError) as exc:
                     log.warning("claim_run failed (%s); retrying", exc)
                     break
-                if record is None:
+                if claimed is None:
                     break
                 claimed_any = True
-                task = asyncio.create_task(self._execute(record))
+                task = asyncio.create_task(self._execute(*claimed))
                 self._tasks.add(task)
                 task.add_done_callback(self._finished)
             if until_idle and not claimed_any and not self._tasks:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+
+    async def _claim(
+        self, agents: list[str]
+    ) -> tuple[RunRecord, list[Execution] | None] | None:
+        """The next due run, and with prefetch on the first page of its channel's completed
+        executions, read by the claim's own statement."""
+        if not self.prefetch:
+            record = await self.client.claim_run(self.queue, self.name, agents,
+                                                 self.lease_seconds)
+            return None if record is None else (record, None)
+        claimed = await self.client.claim_run_with_completed(
+            self.queue, self.name, agents, self.lease_seconds, _PREFETCH_PAGE)
+        return None if claimed is None else (claimed.run, claimed.completed)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -372,9 +388,9 @@ class Worker:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.poll_interval)
 
-    async def _execute(self, record: RunRecord) -> None:
+    async def _execute(self, record: RunRecord, completed: list[Execution] | None) -> None:
         run = Run(self, record)
-        agent_task = asyncio.create_task(self._call_agent(run))
+        agent_task = asyncio.create_task(self._call_agent(run, completed))
         beat = asyncio.create_task(self._heartbeat(run, agent_task))
         try:
             # Cancelled here only at shutdown (after the grace period): the agent task is
@@ -386,10 +402,10 @@ class Worker:
                 await beat
         await self._record(run, outcome)
 
-    async def _call_agent(self, run: Run) -> tuple[str, Any]:
+    async def _call_agent(self, run: Run, completed: list[Execution] | None) -> tuple[str, Any]:
         try:
             if self.prefetch:
-                await run.load_completed()
+                await run.load_completed(completed)
             return ("completed", await self.agents[run.agent](run))
         except _Parked:
             return ("parked", None)

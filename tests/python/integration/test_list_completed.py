@@ -1,6 +1,6 @@
 """list_completed through the client (a fork's inherited results and policies, paging), and
 the worker's prefetch built on it: a run resumed in a fork replays the inherited prefix
-with no round trip per step."""
+with no round trip per step, and the claim itself brings the prefix (no read of its own)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker
+import pytest
+
+from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker, calls, observe
+from actae import worker as worker_module
 
 
 def _complete(client: SyncActaeClient, channel: str, key: str, tool: str, i: int) -> None:
@@ -82,3 +85,78 @@ def test_worker_prefetch_replays_a_forks_inherited_prefix(
     asyncio.run(scenario())
     assert ran == [3], "only the step the fork did not inherit ran"
     assert hits == [3], "the three inherited steps came from the prefetch"
+
+
+class _Names(observe.Observer):
+    """Records the Actae function of every call the clients send."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def steps(self, call: calls.Call[Any]) -> observe.Steps:
+        self.names.append(observe.call_name(call))
+        return (yield from super().steps(call))
+
+
+def _resume(dsn: str, channel: str, queue: str, keys: list[str],
+            monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[str], list[str]]:
+    """Run an agent that calls a tool for each of `keys` on `channel` in one worker; the
+    prefetch hits, the keys whose tool ran, and the Actae functions the clients called."""
+    hits: list[int] = []
+    ran: list[str] = []
+
+    def step(ctx: ToolContext) -> dict[str, Any]:
+        ran.append(ctx.key_name)
+        return {"i": ctx.params["i"]}
+
+    recorder = _Names()
+    monkeypatch.setattr(observe, "observer", recorder)
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn) as client:
+            worker = Worker(client, queue=queue, poll_interval=0.1)
+
+            @worker.agent("steps")
+            async def steps(run: Run) -> dict[str, Any]:
+                for key in keys:
+                    await run.tool(step, key=key, params={"i": int(key[1:])})
+                hits.append(run.prefetch_hits)
+                return {}
+
+            await client.start_run(channel, "steps", {}, queue)
+            recorder.names.clear()
+            await worker.run_async(until_idle=True)
+            assert (await client.get_run(channel)).status == "completed"
+
+    asyncio.run(scenario())
+    return hits, ran, recorder.names
+
+
+def test_worker_claim_brings_the_prefix_in_its_own_round_trip(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    channel = unique("pf-one")
+    with SyncActaeClient(dsn, max_size=1) as sync:
+        for i in range(3):
+            _complete(sync, channel, f"s{i}", "step", i)
+    hits, ran, names = _resume(dsn, channel, unique("q"), ["s0", "s1", "s2", "s3"],
+                               monkeypatch)
+    assert ran == ["s3"] and hits == [3], "the recorded steps replayed from the prefetch"
+    assert "list_completed" not in names, names
+    assert names.count("claim_run") >= 1 and "complete_run" in names
+    assert names.count("claim_execution") == 1, "only the new step went to the database"
+
+
+def test_worker_prefetch_pages_on_after_the_claims_page(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    channel = unique("pf-pages")
+    with SyncActaeClient(dsn, max_size=1) as sync:
+        for i in range(5):
+            _complete(sync, channel, f"s{i}", "step", i)
+    monkeypatch.setattr(worker_module, "_PREFETCH_PAGE", 2)
+    hits, ran, names = _resume(dsn, channel, unique("q"), [f"s{i}" for i in range(6)],
+                               monkeypatch)
+    assert ran == ["s5"] and hits == [5], "all five recorded steps came from the prefetch"
+    # The claim brought s0, s1; list_completed read s2, s3, then s4 (a short page: done).
+    assert names.count("list_completed") == 2, names
