@@ -600,6 +600,14 @@ CREATE FUNCTION actae._claim_channel(p_channel_id text) RETURNS actae.channels
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _run_state_check(text, text, timestamp with time zone, uuid, text, timestamp with time zone, integer, text, text, text, jsonb, text, timestamp with time zone, bigint, integer, integer, integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_state_check(p_status text, p_wake_reason text, p_due_at timestamp with time zone, p_claim_token uuid, p_worker text, p_lease_expires_at timestamp with time zone, p_lease_seconds integer, p_sleep_key text, p_wait_key text, p_wait_event_type text, p_result jsonb, p_error text, p_finished_at timestamp with time zone, p_fence bigint, p_attempt integer, p_failures integer, p_max_attempts integer) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: runs; Type: TABLE; Schema: actae; Owner: -
 --
 
@@ -630,17 +638,7 @@ CREATE TABLE actae.runs (
     claimed_at timestamp with time zone,
     heartbeat_at timestamp with time zone,
     finished_at timestamp with time zone,
-    CONSTRAINT runs_completed_check CHECK (((status = 'completed'::text) = (result IS NOT NULL))),
-    CONSTRAINT runs_counters_check CHECK (((fence >= 0) AND (attempt >= 0) AND ((failures >= 0) AND (failures <= max_attempts)) AND ((max_attempts >= 1) AND (max_attempts <= 1000)))),
-    CONSTRAINT runs_due_check CHECK (((due_at IS NULL) = (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))),
-    CONSTRAINT runs_error_check CHECK (((status <> ALL (ARRAY['failed'::text, 'cancelled'::text])) OR (error IS NOT NULL))),
-    CONSTRAINT runs_finished_check CHECK (((finished_at IS NOT NULL) = (status = ANY (ARRAY['completed'::text, 'failed'::text, 'cancelled'::text])))),
-    CONSTRAINT runs_parked_check CHECK (((status <> ALL (ARRAY['queued'::text, 'sleeping'::text, 'waiting'::text])) OR ((claim_token IS NULL) AND (lease_expires_at IS NULL)))),
-    CONSTRAINT runs_running_check CHECK (((status <> 'running'::text) OR ((claim_token IS NOT NULL) AND (worker IS NOT NULL) AND (lease_expires_at IS NOT NULL) AND (lease_seconds IS NOT NULL)))),
-    CONSTRAINT runs_sleeping_check CHECK (((status <> 'sleeping'::text) OR (sleep_key IS NOT NULL))),
-    CONSTRAINT runs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'sleeping'::text, 'waiting'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),
-    CONSTRAINT runs_waiting_check CHECK (((status <> 'waiting'::text) OR ((wait_key IS NOT NULL) AND (wait_event_type IS NOT NULL)))),
-    CONSTRAINT runs_wake_reason_check CHECK ((wake_reason = ANY (ARRAY['start'::text, 'retry'::text, 'timer'::text, 'event'::text, 'timeout'::text, 'lease_expired'::text])))
+    CONSTRAINT runs_state_check CHECK (actae._run_state_check(status, wake_reason, due_at, claim_token, worker, lease_expires_at, lease_seconds, sleep_key, wait_key, wait_event_type, result, error, finished_at, fence, attempt, failures, max_attempts))
 );
 
 --
@@ -2369,6 +2367,12 @@ REVOKE ALL ON FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now ti
 --
 
 REVOKE ALL ON FUNCTION actae._claim_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_state_check(p_status text, p_wake_reason text, p_due_at timestamp with time zone, p_claim_token uuid, p_worker text, p_lease_expires_at timestamp with time zone, p_lease_seconds integer, p_sleep_key text, p_wait_key text, p_wait_event_type text, p_result jsonb, p_error text, p_finished_at timestamp with time zone, p_fence bigint, p_attempt integer, p_failures integer, p_max_attempts integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_state_check(p_status text, p_wake_reason text, p_due_at timestamp with time zone, p_claim_token uuid, p_worker text, p_lease_expires_at timestamp with time zone, p_lease_seconds integer, p_sleep_key text, p_wait_key text, p_wait_event_type text, p_result jsonb, p_error text, p_finished_at timestamp with time zone, p_fence bigint, p_attempt integer, p_failures integer, p_max_attempts integer) FROM PUBLIC;
 
 --
 -- Name: COLUMN runs.channel_id; Type: ACL; Schema: actae; Owner: -
