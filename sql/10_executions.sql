@@ -76,19 +76,29 @@ begin
         v_fields := array(select distinct f.name from unnest(p_dedup_fields) as f (name)
             order by f.name);
     end if;
-    if v_fields is null and jsonb_typeof(p_params) = 'object' then
-        -- actae._fingerprint's rule for null dedup_fields, inline on the hot path.
-        v_fingerprint := encode(sha256(convert_to(p_params::text, 'UTF8')), 'hex');
-    else
-        v_fingerprint := actae._fingerprint(p_params, v_fields);
-    end if;
 
     -- Replay first: a completed key is one index probe of its row, without a lock and
     -- before anything else is read (a completed row never changes again). The row carries
     -- its channel's tenant, so ownership is decided from it alone.
     select e.* into v_row from actae.executions as e
     where e.channel_id = p_channel_id and e.key_name = p_key_name;
-    if found then
+    -- The common replay in one test: the caller's own completed row, same tool, no dedup
+    -- fields on either side and equal params. A row's fingerprint is always that of its
+    -- stored params (a claim writes both; a reclaim writes params only after checking that
+    -- their fingerprint is the stored one), so equal params need no hash. Anything else
+    -- (and any argument that is an error) takes the full path below, which decides by the
+    -- fingerprint.
+    if v_row.status = 'completed' and v_row.params = p_params and v_row.tool_name = p_tool_name
+        and v_fields is null and v_row.dedup_fields is null and actae._owns(v_row.tenant) then
+        return actae._execution_row(v_row, 'replayed', false);
+    end if;
+    if v_fields is null and jsonb_typeof(p_params) = 'object' then
+        -- actae._fingerprint's rule for null dedup_fields, inline on the hot path.
+        v_fingerprint := encode(sha256(convert_to(p_params::text, 'UTF8')), 'hex');
+    else
+        v_fingerprint := actae._fingerprint(p_params, v_fields);
+    end if;
+    if v_row.execution_id is not null then
         if not actae._owns(v_row.tenant) then
             perform actae._no_channel(p_channel_id);
         end if;
