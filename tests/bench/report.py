@@ -556,6 +556,49 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   every remaining row instead of reading one page in index order (a page at cursor 99 000 of
   100 000 took 0.7-0.8 ms vs 0.25 ms elsewhere). `list_events` now runs with bitmap scans
   off, so every page is an ordered primary-key range scan.
+- **Changed on 2026-12-05** (each an A/B on one scratch server, interleaved rounds, before
+  this run; the run above measures all of them together):
+  - The driver sends every array argument in binary (python/actae/calls.py). psycopg's
+    text form quoted and escaped each element with a regular expression, most of what a
+    batch of 8 JSON values cost the client. batch.py, 3 rounds: driver batch 5 494 -> 5 982
+    calls/s (3.90x -> 4.34x the single path), run_tools 4 911 -> 5 285.
+  - complete_executions completes each element by (execution_id, channel_id) with generic
+    plans instead of one UPDATE from unnest planned on every call (pg_stat_statements over
+    1 000 batches of 8: 497 -> 238 us per call).
+  - claim_run runs with generic plans (not on Citus). Its page query's optional filters
+    ("argument is null or ...") made every custom plan look cheaper, so each statement was
+    planned anew on every call: 300 -> 237 us of backend CPU per claim.
+  - actae.runs' state machine is one CHECK constraint calling a PL/pgSQL function
+    (migration 0019) instead of eleven: PostgreSQL rebuilds each CHECK constraint from its
+    stored text in every writing statement (about 40 us per run write for the eleven).
+    claim_run 246 -> 224 us, complete_run 186 -> 167 us of backend CPU.
+  - The worker's claim brings the run's prefix: claim_run and list_completed in one
+    statement (`claim_run_with_completed`), one round trip instead of two. 1 500 claims of
+    runs with 5 recorded steps: about 830 -> 740 us per claim and prefix.
+  - claim_execution decides the common replay (own completed row, same tool, no dedup
+    fields, equal params) in one test before computing any fingerprint: 47.1 -> 44.0 us of
+    backend CPU, 8 999 -> 9 430 replays/s.
+  This run is on another processor than the report of 2026-12-03 (Intel Xeon, there AMD
+  EPYC, more loaded), so its absolute numbers do not compare with that one's, and ratios
+  between systems moved both ways, by the machine as much as by the changes: the replay CPU
+  ratio to a bare read went 2.29x -> 1.39x (the shortcut above is 3 us of it) and the runs
+  rows gained (new x1 0.90x -> 1.02x, resume x1 1.16x -> 1.58x, resume x8 0.73x ->
+  0.87x of Absurd), while 1 KB transitions at c = 1 went 0.97x -> 0.86x of LangGraph (no
+  transition code changed) and Actae's SDK new step 1.05x -> 0.99x of Absurd's.
+- **Targets that no implementation of the spec reaches here**, with the number that bounds
+  each (ratios from this run; the costs named come from the A/B runs on a scratch server):
+  - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
+    is 2.02x the hand-written Python rows (the table shows it beside each ratio).
+  - Replay CPU within 1.3x of a bare primary-key read: a SECURITY DEFINER function with a
+    pinned search_path that only does that read costs about 1.3x already (the floor item
+    above); the replay is at 1.39x.
+  - 64 KB transitions at 1.2x LangGraph: PostgreSQL 15 parses the 64 KB of JSON a
+    character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
+    where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
+    70.1 KB per call, measured). SPEC 3a makes states jsonb.
+  - A new step ahead of Absurd and pgtask on their raw paths: Actae commits twice per new
+    step (the claim before the side effect, then the result), the peers once, after the
+    step ran; at c = 1 each commit is a WAL flush.
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
