@@ -98,10 +98,16 @@ class _Names(observe.Observer):
         return (yield from super().steps(call))
 
 
-def _resume(dsn: str, channel: str, queue: str, keys: list[str],
+def _resume(dsn: str, unique: Callable[..., str], recorded: int, steps: int,
             monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[str], list[str]]:
-    """Run an agent that calls a tool for each of `keys` on `channel` in one worker; the
-    prefetch hits, the keys whose tool ran, and the Actae functions the clients called."""
+    """In a channel whose steps s0 .. s<recorded - 1> are completed, one worker runs an agent
+    that calls a tool for each of s0 .. s<steps - 1>; the prefetch hits, the keys whose tool
+    ran, and the Actae functions the clients called while the worker ran."""
+    channel, queue = unique("pf"), unique("q")
+    keys = [f"s{i}" for i in range(steps)]
+    with SyncActaeClient(dsn, max_size=1) as sync:
+        for i in range(recorded):
+            _complete(sync, channel, keys[i], "step", i)
     hits: list[int] = []
     ran: list[str] = []
 
@@ -117,7 +123,7 @@ def _resume(dsn: str, channel: str, queue: str, keys: list[str],
             worker = Worker(client, queue=queue, poll_interval=0.1)
 
             @worker.agent("steps")
-            async def steps(run: Run) -> dict[str, Any]:
+            async def agent(run: Run) -> dict[str, Any]:
                 for key in keys:
                     await run.tool(step, key=key, params={"i": int(key[1:])})
                 hits.append(run.prefetch_hits)
@@ -135,12 +141,7 @@ def _resume(dsn: str, channel: str, queue: str, keys: list[str],
 def test_worker_claim_brings_the_prefix_in_its_own_round_trip(
     dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    channel = unique("pf-one")
-    with SyncActaeClient(dsn, max_size=1) as sync:
-        for i in range(3):
-            _complete(sync, channel, f"s{i}", "step", i)
-    hits, ran, names = _resume(dsn, channel, unique("q"), ["s0", "s1", "s2", "s3"],
-                               monkeypatch)
+    hits, ran, names = _resume(dsn, unique, 3, 4, monkeypatch)
     assert ran == ["s3"] and hits == [3], "the recorded steps replayed from the prefetch"
     assert "list_completed" not in names, names
     assert names.count("claim_run") >= 1 and "complete_run" in names
@@ -150,13 +151,8 @@ def test_worker_claim_brings_the_prefix_in_its_own_round_trip(
 def test_worker_prefetch_pages_on_after_the_claims_page(
     dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    channel = unique("pf-pages")
-    with SyncActaeClient(dsn, max_size=1) as sync:
-        for i in range(5):
-            _complete(sync, channel, f"s{i}", "step", i)
     monkeypatch.setattr(worker_module, "_PREFETCH_PAGE", 2)
-    hits, ran, names = _resume(dsn, channel, unique("q"), [f"s{i}" for i in range(6)],
-                               monkeypatch)
+    hits, ran, names = _resume(dsn, unique, 5, 6, monkeypatch)
     assert ran == ["s5"] and hits == [5], "all five recorded steps came from the prefetch"
     # The claim brought s0, s1; list_completed read s2, s3, then s4 (a short page: done).
     assert names.count("list_completed") == 2, names
