@@ -9,12 +9,19 @@ one, goes to the database as one ``claim_executions``; completions of one channe
 as one ``complete_executions(..., channel_id=)``. N tools started together cost 2
 round trips and 2 commits instead of 2N, with no change to the plans or the adapters.
 
+A call that nothing could join is sent at once, without waiting that loop round (about
+20 us of a lone run_tool's wall time per call here): a claim or a completion when nothing
+else is ready to run on the loop (every other task is waiting for I/O or a timer, so no
+other call can arrive in the next round), and a completion when this client drives no
+other plan (only a plan that claimed can complete). The first test reads the loop's ready
+queue, which asyncio's own loop has; on any other loop claims always wait the round.
+
 Nothing about an element changes: the batch functions give each element the outcome its
 single call would, and they are all-or-nothing, so when a batch raises (one element's
 conflict, a blocked tool, a fenced token) nothing was written and every element is sent
 again on its own, getting its own outcome or its own error. A caller cancelled before the
-batch is sent is left out of it. A lone call is sent as the single call, a loop round
-later than it would have been. Private: nothing here is part of Actae's API.
+batch is sent is left out of it. A lone call is sent as the single call. Private: nothing
+here is part of Actae's API.
 """
 
 from __future__ import annotations
@@ -60,6 +67,14 @@ def _batch(key: tuple[Any, ...], elements: list[calls.Call[Any]]) -> calls.Call[
         [p["result"] for p in params], channel_id=key[1])
 
 
+def _nothing_ready() -> bool:
+    """True when no callback but cancelled ones waits in the running loop's ready queue:
+    no other task can run before the loop next polls for I/O. False on a loop without
+    asyncio's ready queue (uvloop), which keeps the round's wait."""
+    ready = getattr(asyncio.get_running_loop(), "_ready", None)
+    return ready is not None and all(handle.cancelled() for handle in ready)
+
+
 class Coalescer:
     """Batches the eligible calls of concurrent plans; ``execute`` runs one call.
 
@@ -70,12 +85,17 @@ class Coalescer:
     def __init__(self, execute: Execute) -> None:
         self._execute = execute
         self._filling: dict[tuple[Any, ...], Waiting] = {}
+        #: plans the client is driving now (ActaeClient.drive counts them)
+        self.plans = 0
 
     async def run(self, call: calls.Call[Any]) -> Any:
         key = _group(call)
         if key is None:
             return await self._execute(call)
         filling = self._filling.get(key)
+        if filling is None and (_nothing_ready() or (key[0] == calls.COMPLETE
+                                                     and self.plans <= 1)):
+            return await self._execute(call)
         if filling is not None and len(filling) < MAX_BATCH:
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             filling.append((call, future))

@@ -247,12 +247,16 @@ class ActaeClient:
         plans running at once on this client go to the database in batches
         (actae._coalesce)."""
         value: Any = None
-        while True:
-            try:
-                step = plan.send(value)
-            except StopIteration as stop:
-                return stop.value
-            value = await self._step(step)
+        self._coalescer.plans += 1
+        try:
+            while True:
+                try:
+                    step = plan.send(value)
+                except StopIteration as stop:
+                    return stop.value
+                value = await self._step(step)
+        finally:
+            self._coalescer.plans -= 1
 
     async def _step(self, step: plans.Step) -> Any:
         if isinstance(step, calls.Call):

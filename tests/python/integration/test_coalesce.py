@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from actae import ActaeClient, ToolContext
+from actae import ActaeClient, ToolContext, _coalesce, calls
 from actae.errors import IdempotencyConflict
 
 
@@ -60,6 +60,47 @@ def test_sequential_run_tools_stay_single_calls(
 
     asyncio.run(main())
     assert _transactions(conn, channel) == (3, 3, 3)
+
+
+def test_a_lone_call_is_sent_without_waiting_for_others_to_join(
+        dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a call that another could join waits a loop round for it (leads a batch): a
+    claim while other tasks are ready to run, a completion while another plan runs."""
+    leads: list[str] = []
+    lead = _coalesce.Coalescer._lead
+
+    async def recorded(self: _coalesce.Coalescer, key: tuple[Any, ...],
+                       call: calls.Call[Any]) -> Any:
+        leads.append("claim" if key[0] == calls.CLAIM else "complete")
+        return await lead(self, key, call)
+
+    monkeypatch.setattr(_coalesce.Coalescer, "_lead", recorded)
+
+    async def main(busy: bool) -> None:
+        done = asyncio.Event()
+
+        async def spin() -> None:  # another task, ready to run every round
+            while not done.is_set():
+                await asyncio.sleep(0)
+
+        spinner = asyncio.create_task(spin()) if busy else None
+        async with ActaeClient(dsn) as client:
+            channel = unique("co-lone")
+            for i in range(3):
+                await client.run_tool(_echo, channel_id=channel, key_name=f"k{i}",
+                                      tool_name="t", params={"i": i})
+            done.set()
+            await asyncio.gather(*(
+                client.run_tool(_echo, channel_id=channel, key_name=f"g{i}", tool_name="t",
+                                params={"i": i}) for i in range(2)))
+        if spinner is not None:
+            await spinner
+
+    asyncio.run(main(busy=False))
+    assert leads == ["claim", "complete"], "only the gathered pair waited to batch"
+    leads.clear()
+    asyncio.run(main(busy=True))
+    assert leads == ["claim"] * 3 + ["claim", "complete"], leads
 
 
 def test_an_element_that_fails_the_batch_gets_its_own_error_and_the_others_their_results(
