@@ -395,10 +395,19 @@ START_RUN = _sql("start_run", "channel_id::text", "agent::text", "input::jsonb",
                  "run_at::timestamptz", "max_attempts::integer")
 CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
                  "lease_seconds::integer")
-# claim_run, and in the same statement (one round trip) the claimed channel's first page of
-# list_completed as a JSON array of its rows: the worker's prefetch.
-CLAIM_RUN_WITH_COMPLETED: LiteralString = (
-    "select r.*, p.completed from (" + CLAIM_RUN + ") as r cross join lateral ("
+# claim_run up to max_runs times in one statement (one round trip, one transaction), and with
+# each claimed run its channel's first page of list_completed as a JSON array of its rows:
+# the worker's claim and prefetch. Each claim_run sees the runs the earlier ones claimed as
+# running, so every row is a different run, oldest due first; fewer rows than max_runs
+# means nothing more is due. "+ 0 * g.n" makes every call depend on its row of
+# generate_series: an argument list that does not would be called once and its row
+# returned max_runs times.
+CLAIM_RUNS_WITH_COMPLETED: LiteralString = (
+    "select r.*, p.completed from generate_series(1, %(max_runs)s::integer) as g (n)"
+    " cross join lateral actae.claim_run(p_queue => %(queue)s::text,"
+    " p_worker => %(worker)s::text, p_agents => %(agents)b::text[],"
+    " p_lease_seconds => %(lease_seconds)s::integer + 0 * g.n) as r"
+    " cross join lateral ("
     "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
     " from actae.list_completed(p_channel_id => r.channel_id,"
     " p_max_rows => %(max_rows)s::integer) as e) as p")
@@ -462,12 +471,25 @@ def claim_run(
     }, _first_run, conn)
 
 
-def _claimed_run(rows: list[Row]) -> ClaimedRun | None:
-    if not rows:
-        return None
-    row = rows[0]
-    return ClaimedRun(run=RunRecord.model_validate(row),
-                      completed=[_execution(e) for e in row["completed"]])
+def _claimed_runs(rows: list[Row]) -> list[ClaimedRun]:
+    return [ClaimedRun(run=RunRecord.model_validate(row),
+                       completed=[_execution(e) for e in row["completed"]]) for row in rows]
+
+
+def _first_claimed_run(rows: list[Row]) -> ClaimedRun | None:
+    claimed = _claimed_runs(rows)
+    return claimed[0] if claimed else None
+
+
+def _claim_runs_call(
+    queue: str, worker: str, max_runs: int, agents: Sequence[str] | None, lease_seconds: int,
+    max_rows: int, read: Callable[[list[Row]], T], conn: Any,
+) -> Call[T]:
+    return Call(CLAIM_RUNS_WITH_COMPLETED, {
+        "queue": queue, "worker": worker, "max_runs": max_runs,
+        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
+        "max_rows": max_rows,
+    }, read, conn)
 
 
 def claim_run_with_completed(
@@ -481,11 +503,25 @@ def claim_run_with_completed(
 ) -> Call[ClaimedRun | None]:
     """claim_run, plus the claimed channel's completed executions (list_completed's first
     page of ``max_rows``) in the same round trip; None when no run is due."""
-    return Call(CLAIM_RUN_WITH_COMPLETED, {
-        "queue": queue, "worker": worker,
-        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
-        "max_rows": max_rows,
-    }, _claimed_run, conn)
+    return _claim_runs_call(queue, worker, 1, agents, lease_seconds, max_rows,
+                            _first_claimed_run, conn)
+
+
+def claim_runs_with_completed(
+    queue: str,
+    worker: str,
+    max_runs: int,
+    agents: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    max_rows: int = 1000,
+    *,
+    conn: Any = None,
+) -> Call[list[ClaimedRun]]:
+    """claim_run_with_completed up to ``max_runs`` times in one round trip and one
+    transaction: a different run per element, oldest due first; fewer than ``max_runs``
+    when fewer are due (an empty list when none is)."""
+    return _claim_runs_call(queue, worker, max_runs, agents, lease_seconds, max_rows,
+                            _claimed_runs, conn)
 
 
 def heartbeat_run(

@@ -55,8 +55,9 @@ class RunRecord(_Row):
 
 class ClaimedRun(_Row):
     """claim_run and the first page of list_completed of the claimed run's channel, read in
-    the same statement (``claim_run_with_completed``): ``completed`` is every completed
-    execution the channel sees, by key_name, up to the page size asked for."""
+    the same statement (``claim_run_with_completed``, ``claim_runs_with_completed``):
+    ``completed`` is every completed execution the channel sees, by key_name, up to the
+    page size asked for."""
 
     run: RunRecord
     completed: list[Execution]

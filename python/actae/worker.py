@@ -11,9 +11,10 @@
 
     worker.run()               # blocking entry point; `await worker.run_async()` in asyncio
 
-How a run executes. The worker claims a due run (``claim_run``) and calls its agent from the
-top. Every completed tool call replays from the ledger (``run.tool`` is ``client.run_tool``
-on the run's channel); an elapsed sleep and a received event pass through. When the agent
+How a run executes. The worker claims due runs (``claim_run``; as many as it has free
+slots, in one statement and one commit) and calls each run's agent from the top. Every
+completed tool call replays from the ledger (``run.tool`` is ``client.run_tool`` on the
+run's channel); an elapsed sleep and a received event pass through. When the agent
 returns, ``complete_run`` records its JSON result; when it raises, ``fail_run`` records the
 error (retried with backoff unless it is an :class:`~actae.PermanentError`).
 ``run.sleep`` / ``run.wait_for_event`` that must wait *park* the run in the database (its
@@ -23,11 +24,11 @@ claimed again — by any worker — when its timer fires or its event arrives.
 
 Prefetch. Once per attempt, before the agent runs, every completed execution the channel
 sees is loaded, a fork's inherited results included (its tool policies applied): the claim
-itself brings the first 10 000 (``claim_run_with_completed``: claim_run and
-``list_completed(channel)`` in one statement, so one round trip), and a channel with more
-is read on with ``list_completed``, a page per 10 000 keys. A tool call whose key, tool
-name, params and dedup fields match one of them returns the stored result with no round
-trip. Any difference falls through to ``run_tool``, which lets the database decide (replay
+itself brings the first 10 000 (``claim_runs_with_completed``: claim_run and
+``list_completed(channel)`` per run, in one statement, so one round trip), and a channel
+with more is read on with ``list_completed``, a page per 10 000 keys. A tool call whose
+key, tool name, params and dedup fields match one of them returns the stored result with
+no round trip. Any difference falls through to ``run_tool``, which lets the database decide (replay
 or ``AC409``), so the shortcut never changes an answer.
 
 Keys. ``key=`` names a step explicitly (recommended: stable across code changes). Without
@@ -322,34 +323,37 @@ class Worker:
             self._wake.clear()
             claimed_any = False
             while len(self._tasks) < self.concurrency and not self._stopping.is_set():
+                free = self.concurrency - len(self._tasks)
                 try:
-                    claimed = await self._claim(agents)
+                    claimed = await self._claim(agents, free)
                 except (ActaeError, psycopg.Error, OSError) as exc:
                     log.warning("claim_run failed (%s); retrying", exc)
                     break
-                if claimed is None:
-                    break
-                claimed_any = True
-                task = asyncio.create_task(self._execute(*claimed))
-                self._tasks.add(task)
-                task.add_done_callback(self._finished)
+                for record, completed in claimed:
+                    claimed_any = True
+                    task = asyncio.create_task(self._execute(record, completed))
+                    self._tasks.add(task)
+                    task.add_done_callback(self._finished)
+                if len(claimed) < free:
+                    break  # nothing more is due
             if until_idle and not claimed_any and not self._tasks:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll_interval)
 
     async def _claim(
-        self, agents: list[str]
-    ) -> tuple[RunRecord, list[Execution] | None] | None:
-        """The next due run, and with prefetch on the first page of its channel's completed
-        executions, read by the claim's own statement."""
+        self, agents: list[str], free: int
+    ) -> list[tuple[RunRecord, list[Execution] | None]]:
+        """Up to ``free`` due runs, oldest first. With prefetch, one statement claims them
+        all (one round trip, one commit) and brings each run's first page of its channel's
+        completed executions; without, one claim_run."""
         if not self.prefetch:
             record = await self.client.claim_run(self.queue, self.name, agents,
                                                  self.lease_seconds)
-            return None if record is None else (record, None)
-        claimed = await self.client.claim_run_with_completed(
-            self.queue, self.name, agents, self.lease_seconds, _PREFETCH_PAGE)
-        return None if claimed is None else (claimed.run, claimed.completed)
+            return [] if record is None else [(record, None)]
+        claimed = await self.client.claim_runs_with_completed(
+            self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE)
+        return [(c.run, c.completed) for c in claimed]
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)

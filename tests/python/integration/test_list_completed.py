@@ -156,3 +156,69 @@ def test_worker_prefetch_pages_on_after_the_claims_page(
     assert ran == ["s5"] and hits == [5], "all five recorded steps came from the prefetch"
     # The claim brought s0, s1; list_completed read s2, s3, then s4 (a short page: done).
     assert names.count("list_completed") == 2, names
+
+
+def test_claim_runs_with_completed_claims_different_runs_with_their_own_prefix(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    queue = unique("q")
+    channels = [unique(f"cr{n}") for n in range(5)]
+    with SyncActaeClient(dsn, max_size=1) as client:
+        for n, channel in enumerate(channels):
+            for i in range(n):  # run n has n completed steps
+                _complete(client, channel, f"s{i}", "step", i)
+            client.start_run(channel, "steps", {"n": n}, queue)
+
+        first = client.claim_runs_with_completed(queue, "w", 3)
+        assert [c.run.channel_id for c in first] == channels[:3], "oldest due first"
+        assert all(c.run.outcome == "claimed" and c.run.claim_token for c in first)
+        assert [[e.key_name for e in c.completed] for c in first] == [[], ["s0"], ["s0", "s1"]]
+        assert all(e.channel_id == c.run.channel_id for c in first for e in c.completed)
+        # Fewer due than asked for: the rest, then nothing.
+        rest = client.claim_runs_with_completed(queue, "w", 10)
+        assert [c.run.channel_id for c in rest] == channels[3:]
+        assert [len(c.completed) for c in rest] == [3, 4]
+        assert client.claim_runs_with_completed(queue, "w", 10) == []
+        assert client.claim_run_with_completed(queue, "w") is None
+        assert {client.get_run(ch).worker for ch in channels} == {"w"}
+
+
+class _Claims(observe.Observer):
+    """Records how many runs each claim statement the clients send returns."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def steps(self, call: calls.Call[Any]) -> observe.Steps:
+        result = yield from super().steps(call)
+        if observe.call_name(call) == "claim_run":  # a list, or one run or None
+            self.sizes.append(len(result) if isinstance(result, list) else int(bool(result)))
+        return result
+
+
+def test_worker_claims_as_many_runs_as_it_has_free_slots_in_one_statement(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = unique("q")
+    channels = [unique(f"wb{n}") for n in range(5)]
+    recorder = _Claims()
+    monkeypatch.setattr(observe, "observer", recorder)
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn) as client:
+            worker = Worker(client, queue=queue, concurrency=4, poll_interval=0.1)
+
+            @worker.agent("steps")
+            async def agent(run: Run) -> dict[str, Any]:
+                await asyncio.sleep(0.2)  # the four claimed together are still running
+                return {"n": run.record.input["n"]}
+
+            for n, channel in enumerate(channels):
+                await client.start_run(channel, "steps", {"n": n}, queue)
+            await worker.run_async(until_idle=True)
+            for n, channel in enumerate(channels):
+                assert (await client.get_run(channel)).result == {"n": n}
+
+    asyncio.run(scenario())
+    assert recorder.sizes[:2] == [4, 1], recorder.sizes
+    assert sum(recorder.sizes) == 5 and set(recorder.sizes[2:]) <= {0}, recorder.sizes
