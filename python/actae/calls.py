@@ -395,22 +395,37 @@ START_RUN = _sql("start_run", "channel_id::text", "agent::text", "input::jsonb",
                  "run_at::timestamptz", "max_attempts::integer")
 CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
                  "lease_seconds::integer")
-# claim_run up to max_runs times in one statement (one round trip, one transaction), and with
-# each claimed run its channel's first page of list_completed as a JSON array of its rows:
-# the worker's claim and prefetch. Each claim_run sees the runs the earlier ones claimed as
-# running, so every row is a different run, oldest due first; fewer rows than max_runs
-# means nothing more is due. "+ 0 * g.n" makes every call depend on its row of
-# generate_series: an argument list that does not would be called once and its row
-# returned max_runs times.
-CLAIM_RUNS_WITH_COMPLETED: LiteralString = (
-    "select r.*, p.completed from generate_series(1, %(max_runs)s::integer) as g (n)"
-    " cross join lateral actae.claim_run(p_queue => %(queue)s::text,"
-    " p_worker => %(worker)s::text, p_agents => %(agents)b::text[],"
-    " p_lease_seconds => %(lease_seconds)s::integer + 0 * g.n) as r"
-    " cross join lateral ("
-    "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
-    " from actae.list_completed(p_channel_id => r.channel_id,"
-    " p_max_rows => %(max_rows)s::integer) as e) as p")
+
+
+def _claim_runs(count: LiteralString) -> LiteralString:
+    """claim_run ``count`` times in one statement, and with each claimed run its channel's
+    first page of list_completed as a JSON array of its rows. Each claim_run sees the runs
+    the earlier ones claimed as running, so every row is a different run, oldest due first;
+    fewer rows than ``count`` means nothing more is due. ``+ 0 * g.n`` makes each call
+    depend on its row of generate_series: without it the function is called only once."""
+    return (
+        f"select r.*, p.completed from generate_series(1, {count}) as g (n)"
+        " cross join lateral actae.claim_run(p_queue => %(queue)s::text,"
+        " p_worker => %(worker)s::text, p_agents => %(agents)b::text[],"
+        " p_lease_seconds => %(lease_seconds)s::integer + 0 * g.n) as r"
+        " cross join lateral ("
+        "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
+        " from actae.list_completed(p_channel_id => r.channel_id,"
+        " p_max_rows => %(max_rows)s::integer) as e) as p")
+
+
+# The worker's claim and prefetch: up to max_runs runs in one round trip and one commit.
+CLAIM_RUNS_WITH_COMPLETED = _claim_runs("%(max_runs)s::integer")
+# complete_run, then (in the same transaction: one round trip, one commit) the claims of
+# CLAIM_RUNS_WITH_COMPLETED when the run did complete: a worker's slot passes straight to
+# the next due run. One row per run claimed, or one with null run columns when none was;
+# "done" is the completed run.
+COMPLETE_RUN_AND_CLAIM: LiteralString = (
+    "select to_jsonb(d) as done, c.* from actae.complete_run(p_channel_id =>"
+    " %(channel_id)s::text, p_claim_token => %(claim_token)s::uuid,"
+    " p_result => %(result)s::jsonb) as d left join lateral ("
+    + _claim_runs("case when d.status = 'completed' then %(max_runs)s::integer else 0 end")
+    + ") as c on true")
 HEARTBEAT_RUN = _sql("heartbeat_run", "channel_id::text", "claim_token::uuid",
                      "lease_seconds::integer")
 COMPLETE_RUN = _sql("complete_run", "channel_id::text", "claim_token::uuid", "result::jsonb")
@@ -540,6 +555,28 @@ def complete_run(
     return Call(COMPLETE_RUN, {
         "channel_id": channel_id, "claim_token": claim_token, "result": _json(result),
     }, _one(RunRecord), conn)
+
+
+def _completed_and_claimed(rows: list[Row]) -> tuple[RunRecord, list[ClaimedRun]]:
+    done = RunRecord.model_validate(rows[0]["done"])
+    return done, _claimed_runs([r for r in rows if r["channel_id"] is not None])
+
+
+def complete_run_and_claim(
+    channel_id: str, claim_token: UUID, result: Any, queue: str, worker: str,
+    max_runs: int = 1, agents: Sequence[str] | None = None, lease_seconds: int = 60,
+    max_rows: int = 1000, *, conn: Any = None,
+) -> Call[tuple[RunRecord, list[ClaimedRun]]]:
+    """complete_run, and in the same transaction (one round trip, one commit)
+    claim_runs_with_completed(queue, worker, max_runs, ...) once the run is completed: the
+    completed run, and the runs claimed (none when none is due). An error (LeaseLost, ...)
+    is complete_run's, and then nothing is claimed."""
+    return Call(COMPLETE_RUN_AND_CLAIM, {
+        "channel_id": channel_id, "claim_token": claim_token, "result": _json(result),
+        "queue": queue, "worker": worker, "max_runs": max_runs,
+        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
+        "max_rows": max_rows,
+    }, _completed_and_claimed, conn)
 
 
 def fail_run(

@@ -329,11 +329,8 @@ class Worker:
                 except (ActaeError, psycopg.Error, OSError) as exc:
                     log.warning("claim_run failed (%s); retrying", exc)
                     break
-                for record, completed in claimed:
-                    claimed_any = True
-                    task = asyncio.create_task(self._execute(record, completed))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._finished)
+                claimed_any = claimed_any or bool(claimed)
+                self._spawn(claimed)
                 if len(claimed) < free:
                     break  # nothing more is due
             if until_idle and not claimed_any and not self._tasks:
@@ -355,18 +352,27 @@ class Worker:
             self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE)
         return [(c.run, c.completed) for c in claimed]
 
+    def _spawn(self, claimed: list[tuple[RunRecord, list[Execution] | None]]) -> None:
+        for record, completed in claimed:
+            task = asyncio.create_task(self._execute(record, completed))
+            self._tasks.add(task)
+            task.add_done_callback(self._finished)
+
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         self._wake.set()
 
     async def _drain(self) -> None:
-        if not self._tasks:
-            return
-        _, pending = await asyncio.wait(set(self._tasks), timeout=self.shutdown_grace)
-        for task in pending:
-            task.cancel()  # nothing is recorded: the lease lapses, another worker reclaims
-        if pending:
-            await asyncio.wait(pending)
+        # Until no task is left: a run completing during the grace period may have handed
+        # its slot to a run it claimed (_record), which then runs (or is cancelled) too.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.shutdown_grace
+        while running := {task for task in self._tasks if not task.done()}:
+            _, pending = await asyncio.wait(running, timeout=max(0.0, deadline - loop.time()))
+            if pending and loop.time() >= deadline:
+                for task in pending:
+                    task.cancel()  # nothing is recorded: the lease lapses, another worker
+                await asyncio.wait(pending)  # reclaims the run
 
     async def _listen(self) -> None:
         """LISTEN on the queue's topic; every notification wakes the claim loop."""
@@ -438,6 +444,17 @@ class Worker:
                 agent_task.cancel()
                 return
 
+    async def _complete(self, run: Run, value: Any) -> None:
+        """complete_run; with prefetch, unless stopping, the same statement (one commit)
+        claims the next due run, which takes this run's slot at once."""
+        if not self.prefetch or self._stopping.is_set():
+            await self.client.complete_run(run.channel_id, run.claim_token, value)
+            return
+        _, claimed = await self.client.complete_run_and_claim(
+            run.channel_id, run.claim_token, value, self.queue, self.name, 1,
+            sorted(self.agents), self.lease_seconds, _PREFETCH_PAGE)
+        self._spawn([(c.run, c.completed) for c in claimed])
+
     async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
         kind, value = outcome
         if kind == "parked":
@@ -445,7 +462,7 @@ class Worker:
             return
         try:
             if kind == "completed":
-                await self.client.complete_run(run.channel_id, run.claim_token, value)
+                await self._complete(run, value)
                 self.stats["completed"] += 1
             elif kind == "stopped" and run.cancel_requested:
                 await self.client.fail_run(run.channel_id, run.claim_token, "cancelled",
