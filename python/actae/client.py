@@ -166,18 +166,20 @@ def _connection_failed(dsn: str, exc: psycopg.Error) -> ConnectionFailed:
 class ActaeClient:
     """Asyncio client. ``async with ActaeClient(dsn) as client: ...`` or
     ``ActaeClient(pool=existing_async_pool)`` (the pool is then the caller's to open and close).
+    With a dsn the client's pool holds up to ``max_size`` connections and opens ``min_size``
+    of them in ``open()`` (a worker running N agents at once wants N ready).
     """
 
     def __init__(
         self, dsn: str | None = None, *, pool: AsyncConnectionPool | None = None,
-        max_size: int = 10,
+        max_size: int = 10, min_size: int = 1,
     ) -> None:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
         self._dsn = dsn or ""
         self.pool = pool or AsyncParkingPool(
-            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=min_size, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
         # The claims / completions of concurrent plans, sent as batches.
         self._coalescer = Coalescer(self._run)
@@ -392,17 +394,19 @@ class ActaeClient:
 
 
 class SyncActaeClient:
-    """The blocking twin of ActaeClient: same methods, same SQL, no asyncio."""
+    """The blocking twin of ActaeClient: same methods, same SQL, no asyncio (``max_size``
+    and ``min_size`` alike)."""
 
     def __init__(
         self, dsn: str | None = None, *, pool: ConnectionPool | None = None, max_size: int = 10,
+        min_size: int = 1,
     ) -> None:
         if (dsn is None) == (pool is None):
             raise ValueError("pass either dsn or pool")
         self._owns_pool = pool is None
         self._dsn = dsn or ""
         self.pool = pool or ParkingPool(
-            self._dsn, min_size=1, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=min_size, max_size=max_size, kwargs=_pool_kwargs(), open=False
         )
 
     def open(self) -> None:

@@ -148,3 +148,24 @@ def test_the_async_pool_parks_and_serves_concurrent_callers(
 
     parked = asyncio.run(main())
     assert parked.closed
+
+
+def test_min_size_connections_are_open_once_the_client_is(dsn: str) -> None:
+    def backends(conn: psycopg.Connection[Any]) -> int:
+        row = conn.execute("select count(*) from pg_stat_activity where application_name"
+                           " = 'actae-min-size'").fetchone()
+        assert row is not None
+        return int(row[0])
+
+    tagged = f"{dsn} application_name=actae-min-size"
+    with psycopg.connect(dsn, autocommit=True) as watch:
+        with SyncActaeClient(tagged, max_size=5, min_size=3):
+            assert backends(watch) == 3
+
+        async def main() -> int:
+            async with ActaeClient(tagged, max_size=5, min_size=4):
+                return backends(watch)
+
+        assert asyncio.run(main()) == 4
+        with pytest.raises(ValueError):
+            SyncActaeClient(tagged, max_size=2, min_size=3)
