@@ -79,8 +79,9 @@ class Coalescer:
     """Batches the eligible calls of concurrent plans; ``execute`` runs one call.
 
     The first call of a batch leads it: it yields to the loop until a round brings no new
-    call, sends the batch and hands every other caller its row (or error). A call arriving
-    while a batch fills joins it and waits for its row."""
+    call (or nothing else is left ready to run), sends the batch and hands every other
+    caller its row (or error). A call arriving while a batch fills joins it and waits for
+    its row."""
 
     def __init__(self, execute: Execute) -> None:
         self._execute = execute
@@ -110,6 +111,8 @@ class Coalescer:
             while len(others) > seen and len(others) < MAX_BATCH:
                 seen = len(others)
                 await asyncio.sleep(0)
+                if _nothing_ready():
+                    break  # no other task can run, so join, before the loop polls
         except BaseException:
             # The leader was cancelled: the others are still sent, without it.
             self._close(key, others)
