@@ -54,8 +54,8 @@ RAW_ALL = "bare psycopg, prepared (whole row)"
 ARAW_ALL = "bare async psycopg, prepared (whole row)"
 SYNC = "SyncActaeClient"
 ASYNC = "ActaeClient (asyncio)"
-RAW_TOOL = "bare psycopg: claim, tool, complete"
-ARAW_TOOL = "bare async psycopg: claim, tool, complete"
+RAW_TOOL = "bare psycopg: claim, tool, complete (whole row)"
+ARAW_TOOL = "bare async psycopg: claim, tool, complete (whole row)"
 SYNC_TOOL = "SyncActaeClient.run_tool"
 ASYNC_TOOL = "ActaeClient.run_tool"
 
@@ -159,7 +159,7 @@ class Contenders:
             SYNC: self.driver,
             ARAW_ALL: lambda n, ch: self.araw(n, ch),
             ASYNC: self.adriver,
-            RAW_TOOL: lambda n, ch: self.raw(n, ch, CLAIM3, COMPLETE3, 2, call_tool=True),
+            RAW_TOOL: lambda n, ch: self.raw(n, ch, CLAIM_ALL, COMPLETE_ALL, 6, call_tool=True),
             SYNC_TOOL: self.run_tool,
             ARAW_TOOL: lambda n, ch: self.araw(n, ch, call_tool=True),
             ASYNC_TOOL: self.arun_tool,
@@ -200,18 +200,22 @@ def measure(dsn: str, ops: int, rounds: int, log: Callable[[str], None] = print
 RATIOS = [
     ("SyncActaeClient / bare psycopg (whole row)", SYNC, RAW_ALL, 0.9),
     ("ActaeClient / bare async psycopg (whole row)", ASYNC, ARAW_ALL, 0.9),
-    ("SyncActaeClient.run_tool / bare psycopg claim, tool, complete", SYNC_TOOL, RAW_TOOL, 0.85),
-    ("ActaeClient.run_tool / bare async psycopg claim, tool, complete", ASYNC_TOOL, ARAW_TOOL,
-     0.85),
+    ("SyncActaeClient.run_tool / bare psycopg claim, tool, complete (whole row)", SYNC_TOOL,
+     RAW_TOOL, 0.85),
+    ("ActaeClient.run_tool / bare async psycopg claim, tool, complete (whole row)", ASYNC_TOOL,
+     ARAW_TOOL, 0.85),
 ]
 # Shown beside the targets, not targets: what asyncio costs psycopg itself, the async
-# driver against the sync baseline, and the sync driver (which returns the whole row, as
-# the "same two calls" do) against a caller that selects only 3 of its columns.
+# driver against the sync baseline, and the sync driver and its run_tool (which read the
+# whole row, as the "same two calls" do; so do the run_tool baselines above)
+# against a caller that selects only 3 of its columns.
 CONTEXT = [
     ("SyncActaeClient / bare psycopg (3 columns)", SYNC, RAW3),
+    ("SyncActaeClient.run_tool / bare psycopg (3 columns)", SYNC_TOOL, RAW3),
     ("bare async psycopg / bare psycopg (whole row)", ARAW_ALL, RAW_ALL),
     ("ActaeClient / bare psycopg (whole row)", ASYNC, RAW_ALL),
-    ("ActaeClient.run_tool / bare psycopg claim, tool, complete", ASYNC_TOOL, RAW_TOOL),
+    ("ActaeClient.run_tool / bare psycopg claim, tool, complete (whole row)", ASYNC_TOOL,
+     RAW_TOOL),
 ]
 
 
