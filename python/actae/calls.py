@@ -496,15 +496,16 @@ def _first_claimed_run(rows: list[Row]) -> ClaimedRun | None:
     return claimed[0] if claimed else None
 
 
-def _claim_runs_call(
+def _claim_runs_params(
     queue: str, worker: str, max_runs: int, agents: Sequence[str] | None, lease_seconds: int,
-    max_rows: int, read: Callable[[list[Row]], T], conn: Any,
-) -> Call[T]:
-    return Call(CLAIM_RUNS_WITH_COMPLETED, {
+    max_rows: int,
+) -> dict[str, Any]:
+    """The parameters of _claim_runs (CLAIM_RUNS_WITH_COMPLETED, COMPLETE_RUN_AND_CLAIM)."""
+    return {
         "queue": queue, "worker": worker, "max_runs": max_runs,
         "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
         "max_rows": max_rows,
-    }, read, conn)
+    }
 
 
 def claim_run_with_completed(
@@ -518,8 +519,8 @@ def claim_run_with_completed(
 ) -> Call[ClaimedRun | None]:
     """claim_run, plus the claimed channel's completed executions (list_completed's first
     page of ``max_rows``) in the same round trip; None when no run is due."""
-    return _claim_runs_call(queue, worker, 1, agents, lease_seconds, max_rows,
-                            _first_claimed_run, conn)
+    return Call(CLAIM_RUNS_WITH_COMPLETED, _claim_runs_params(
+        queue, worker, 1, agents, lease_seconds, max_rows), _first_claimed_run, conn)
 
 
 def claim_runs_with_completed(
@@ -535,8 +536,8 @@ def claim_runs_with_completed(
     """claim_run_with_completed up to ``max_runs`` times in one round trip and one
     transaction: a different run per element, oldest due first; fewer than ``max_runs``
     when fewer are due (an empty list when none is)."""
-    return _claim_runs_call(queue, worker, max_runs, agents, lease_seconds, max_rows,
-                            _claimed_runs, conn)
+    return Call(CLAIM_RUNS_WITH_COMPLETED, _claim_runs_params(
+        queue, worker, max_runs, agents, lease_seconds, max_rows), _claimed_runs, conn)
 
 
 def heartbeat_run(
@@ -573,9 +574,7 @@ def complete_run_and_claim(
     is complete_run's, and then nothing is claimed."""
     return Call(COMPLETE_RUN_AND_CLAIM, {
         "channel_id": channel_id, "claim_token": claim_token, "result": _json(result),
-        "queue": queue, "worker": worker, "max_runs": max_runs,
-        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
-        "max_rows": max_rows,
+        **_claim_runs_params(queue, worker, max_runs, agents, lease_seconds, max_rows),
     }, _completed_and_claimed, conn)
 
 

@@ -203,21 +203,22 @@ class _Claims(observe.Observer):
         return result
 
 
-def test_worker_claims_as_many_runs_as_it_has_free_slots_in_one_statement(
-    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _work(dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch, runs: int,
+          concurrency: int, pause: float) -> _Claims:
+    """One worker with ``concurrency`` slots runs ``runs`` queued runs (each agent sleeps
+    ``pause`` s) until idle; what its claims and completions claimed."""
     queue = unique("q")
-    channels = [unique(f"wb{n}") for n in range(5)]
+    channels = [unique(f"wb{n}") for n in range(runs)]
     recorder = _Claims()
     monkeypatch.setattr(observe, "observer", recorder)
 
     async def scenario() -> None:
         async with ActaeClient(dsn) as client:
-            worker = Worker(client, queue=queue, concurrency=4, poll_interval=0.1)
+            worker = Worker(client, queue=queue, concurrency=concurrency, poll_interval=0.1)
 
             @worker.agent("steps")
             async def agent(run: Run) -> dict[str, Any]:
-                await asyncio.sleep(0.2)  # the four claimed together are still running
+                await asyncio.sleep(pause)
                 return {"n": run.record.input["n"]}
 
             for n, channel in enumerate(channels):
@@ -227,6 +228,14 @@ def test_worker_claims_as_many_runs_as_it_has_free_slots_in_one_statement(
                 assert (await client.get_run(channel)).result == {"n": n}
 
     asyncio.run(scenario())
+    return recorder
+
+
+def test_worker_claims_as_many_runs_as_it_has_free_slots_in_one_statement(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The four claimed together are still running when the claim loop looks again.
+    recorder = _work(dsn, unique, monkeypatch, runs=5, concurrency=4, pause=0.2)
     assert recorder.sizes[0] == 4, recorder.sizes
     # The fifth: by a later claim, or by the statement completing one of the four.
     assert sum(recorder.sizes) + sum(recorder.handed) == 5, (recorder.sizes, recorder.handed)
@@ -263,26 +272,7 @@ def test_complete_run_and_claim_hands_the_slot_to_the_next_due_run(
 def test_a_worker_slot_passes_to_the_next_run_in_the_completing_statement(
     dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    queue = unique("q")
-    channels = [unique(f"hs{n}") for n in range(3)]
-    recorder = _Claims()
-    monkeypatch.setattr(observe, "observer", recorder)
-
-    async def scenario() -> None:
-        async with ActaeClient(dsn) as client:
-            worker = Worker(client, queue=queue, concurrency=1, poll_interval=0.1)
-
-            @worker.agent("steps")
-            async def agent(run: Run) -> dict[str, Any]:
-                return {"n": run.record.input["n"]}
-
-            for n, channel in enumerate(channels):
-                await client.start_run(channel, "steps", {"n": n}, queue)
-            await worker.run_async(until_idle=True)
-            for n, channel in enumerate(channels):
-                assert (await client.get_run(channel)).result == {"n": n}
-
-    asyncio.run(scenario())
+    recorder = _work(dsn, unique, monkeypatch, runs=3, concurrency=1, pause=0)
     # The first run was claimed by the claim loop; each completion claimed the next.
     assert recorder.sizes[0] == 1 and sum(recorder.sizes) == 1, recorder.sizes
     assert recorder.handed == [1, 1, 0], recorder.handed
