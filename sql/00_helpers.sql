@@ -54,7 +54,7 @@ begin
             'operation_id'
         ) then 256
         when p_argument = 'key_name' then 1024
-        when p_argument in ('key_names', 'execution_ids') then 1000
+        when p_argument in ('key_names', 'execution_ids', 'max_runs') then 1000
         when p_argument = 'reason' then 4096
         when p_argument in ('error', 'metadata') then 65536
         when p_argument in ('params', 'payload', 'result') then 1048576

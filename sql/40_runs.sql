@@ -331,6 +331,41 @@ begin
 end;
 $$;
 
+-- actae.claim_runs — claim_run up to max_runs times in one call and one transaction: the
+-- runs a worker with that many free slots takes at once, with one commit for all of them.
+-- Guarantees: every row is the row claim_run returns for its claim (outcome, fresh
+-- claim_token, wake_reason), each of a different run, oldest due first (each claim sees the
+-- runs the earlier ones took as running); fewer rows than max_runs means no other run is
+-- due that another claimer does not hold. An error claims nothing.
+-- Raises: AC400 bad argument (max_runs 1..1000; the others as for claim_run).
+create or replace function actae.claim_runs(
+    p_queue text,
+    p_worker text,
+    p_max_runs integer,
+    p_agents text[] default null,
+    p_lease_seconds integer default 60
+) returns setof actae.run_row
+language plpgsql
+volatile
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_row actae.run_row;
+begin
+    if (p_max_runs between 1 and actae._limit('max_runs')) is not true then
+        perform actae._require(p_max_runs is null, 'max_runs');
+        perform actae._check_range(p_max_runs, 'max_runs', 1);
+    end if;
+    for i in 1 .. p_max_runs loop
+        select r.* into v_row
+        from actae.claim_run(p_queue, p_worker, p_agents, p_lease_seconds) as r;
+        exit when not found;
+        return next v_row;
+    end loop;
+end;
+$$;
+
 -- actae.heartbeat_run — extend the owner's lease to now + lease_seconds (the claim's lease
 -- when null) and tell it whether cancellation was requested (cancel_requested).
 -- Guarantees: fenced like heartbeat_execution: only the current token, honoured after the

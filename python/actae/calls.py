@@ -397,35 +397,31 @@ CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
                  "lease_seconds::integer")
 
 
-def _claim_runs(count: LiteralString) -> LiteralString:
-    """claim_run ``count`` times in one statement, and with each claimed run its channel's
-    first page of list_completed as a JSON array of its rows. Each claim_run sees the runs
-    the earlier ones claimed as running, so every row is a different run, oldest due first;
-    fewer rows than ``count`` means nothing more is due. ``+ 0 * g.n`` makes each call
-    depend on its row of generate_series: without it the function is called only once."""
+# claim_runs (up to max_runs claim_run calls in one transaction) and with each claimed run
+# its channel's first page of list_completed as a JSON array of its rows: the worker's
+# claim and prefetch, one round trip and one commit. `gate` is a condition the claims wait
+# for (they are not made when it is false).
+def _claim_runs(gate: LiteralString) -> LiteralString:
     return (
-        f"select r.*, p.completed from generate_series(1, {count}) as g (n)"
-        " cross join lateral actae.claim_run(p_queue => %(queue)s::text,"
-        " p_worker => %(worker)s::text, p_agents => %(agents)b::text[],"
-        " p_lease_seconds => %(lease_seconds)s::integer + 0 * g.n) as r"
+        "select r.*, p.completed from actae.claim_runs(p_queue => %(queue)s::text,"
+        " p_worker => %(worker)s::text, p_max_runs => %(max_runs)s::integer,"
+        " p_agents => %(agents)b::text[], p_lease_seconds => %(lease_seconds)s::integer) as r"
         " cross join lateral ("
         "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
         " from actae.list_completed(p_channel_id => r.channel_id,"
-        " p_max_rows => %(max_rows)s::integer) as e) as p")
+        f" p_max_rows => %(max_rows)s::integer) as e) as p where {gate}")
 
 
-# The worker's claim and prefetch: up to max_runs runs in one round trip and one commit.
-CLAIM_RUNS_WITH_COMPLETED = _claim_runs("%(max_runs)s::integer")
+CLAIM_RUNS_WITH_COMPLETED = _claim_runs("true")
 # complete_run, then (in the same transaction: one round trip, one commit) the claims of
-# CLAIM_RUNS_WITH_COMPLETED when the run did complete: a worker's slot passes straight to
+# CLAIM_RUNS_WITH_COMPLETED once the run is completed: a worker's slot passes straight to
 # the next due run. One row per run claimed, or one with null run columns when none was;
 # "done" is the completed run.
 COMPLETE_RUN_AND_CLAIM: LiteralString = (
     "select to_jsonb(d) as done, c.* from actae.complete_run(p_channel_id =>"
     " %(channel_id)s::text, p_claim_token => %(claim_token)s::uuid,"
     " p_result => %(result)s::jsonb) as d left join lateral ("
-    + _claim_runs("case when d.status = 'completed' then %(max_runs)s::integer else 0 end")
-    + ") as c on true")
+    + _claim_runs("d.status = 'completed'") + ") as c on true")
 HEARTBEAT_RUN = _sql("heartbeat_run", "channel_id::text", "claim_token::uuid",
                      "lease_seconds::integer")
 COMPLETE_RUN = _sql("complete_run", "channel_id::text", "claim_token::uuid", "result::jsonb")

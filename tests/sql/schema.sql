@@ -1165,6 +1165,16 @@ CREATE FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[] DEF
     AS $$ (body in sql/) $$;
 
 --
+-- Name: claim_runs(text, text, integer, text[], integer); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae.claim_runs(p_queue text, p_worker text, p_max_runs integer, p_agents text[] DEFAULT NULL::text[], p_lease_seconds integer DEFAULT 60) RETURNS SETOF actae.run_row
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '5s'
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: close_channel(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2898,6 +2908,13 @@ GRANT ALL ON FUNCTION actae.claim_executions(p_channel_id text, p_key_names text
 
 REVOKE ALL ON FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION actae.claim_run(p_queue text, p_worker text, p_agents text[], p_lease_seconds integer) TO actae_agent;
+
+--
+-- Name: FUNCTION claim_runs(p_queue text, p_worker text, p_max_runs integer, p_agents text[], p_lease_seconds integer); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae.claim_runs(p_queue text, p_worker text, p_max_runs integer, p_agents text[], p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.claim_runs(p_queue text, p_worker text, p_max_runs integer, p_agents text[], p_lease_seconds integer) TO actae_agent;
 
 --
 -- Name: FUNCTION close_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -

@@ -100,8 +100,8 @@ def driver_strategies(world: World) -> dict[str, st.SearchStrategy[Any]]:
         "traceparent")}
     jsons = {name: any_json for name in ("params", "result", "payload", "state", "metadata")}
     ints = {name: any_int for name in (
-        "lease_seconds", "seconds", "max_rows", "max_events", "batch_size", "expected_cursor",
-        "expected_version", "after_cursor", "at_cursor", "version")}
+        "lease_seconds", "seconds", "max_rows", "max_runs", "max_events", "batch_size",
+        "expected_cursor", "expected_version", "after_cursor", "at_cursor", "version")}
     return {
         **texts, **jsons, **ints,
         "channel_id": channels(world), "source_channel_id": channels(world),
