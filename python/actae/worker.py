@@ -83,6 +83,7 @@ Agent = Callable[["Run"], Awaitable[Any]]
 A = TypeVar("A", bound=Agent)
 #: keys per list_completed read in the prefetch.
 _PREFETCH_PAGE = 10000
+_MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 
 
 class _Parked(BaseException):  # noqa: N818 - control flow, not an error
@@ -323,7 +324,7 @@ class Worker:
             self._wake.clear()
             claimed_any = False
             while len(self._tasks) < self.concurrency and not self._stopping.is_set():
-                free = self.concurrency - len(self._tasks)
+                free = min(self.concurrency - len(self._tasks), _MAX_CLAIM)
                 try:
                     claimed = await self._claim(agents, free)
                 except (ActaeError, psycopg.Error, OSError) as exc:
