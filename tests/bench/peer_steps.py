@@ -188,8 +188,11 @@ def _raw_factory(system: str, case: str) -> Callable[[dict[str, Any], int], Fact
     def factory(args: dict[str, Any], index: int) -> Factory:
         conn = psycopg.connect(args[key], autocommit=True)
         # Absurd: one queue per run (its tables), shared by the clients, as a deployment
-        # shares one; pgtask keeps every queue in the same tables.
-        return make(conn, f"q{args['tag']}"), conn.close
+        # shares one. pgtask keeps every queue in the same tables, so each client gets a
+        # queue of its own: with one shared queue, 8 clients enqueueing and claiming at once
+        # could leave one with nothing to claim (its task skipped while another held it).
+        queue = f"q{args['tag']}" if system == "absurd" else f"q{args['tag']}-{index}"
+        return make(conn, queue), conn.close
     return factory
 
 
