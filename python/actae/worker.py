@@ -447,14 +447,23 @@ class Worker:
 
     async def _complete(self, run: Run, value: Any) -> None:
         """complete_run; with prefetch, unless stopping, the same statement (one commit)
-        claims the next due run, which takes this run's slot at once."""
-        if not self.prefetch or self._stopping.is_set():
-            await self.client.complete_run(run.channel_id, run.claim_token, value)
-            return
-        _, claimed = await self.client.complete_run_and_claim(
-            run.channel_id, run.claim_token, value, self.queue, self.name, 1,
-            sorted(self.agents), self.lease_seconds, _PREFETCH_PAGE)
-        self._spawn([(c.run, c.completed) for c in claimed])
+        claims the next due run, which takes this run's slot at once. When that statement
+        fails for any reason but a lost lease, the run is completed on its own: an error of
+        the claim must not cost the completion (the statement wrote nothing)."""
+        if self.prefetch and not self._stopping.is_set():
+            try:
+                _, claimed = await self.client.complete_run_and_claim(
+                    run.channel_id, run.claim_token, value, self.queue, self.name, 1,
+                    sorted(self.agents), self.lease_seconds, _PREFETCH_PAGE)
+            except LeaseLost:
+                raise
+            except (ActaeError, psycopg.Error, OSError) as exc:
+                log.warning("completing run %s with the next claim failed (%s); completing"
+                            " it alone", run.channel_id, exc)
+            else:
+                self._spawn([(c.run, c.completed) for c in claimed])
+                return
+        await self.client.complete_run(run.channel_id, run.claim_token, value)
 
     async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
         kind, value = outcome

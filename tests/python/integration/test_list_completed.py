@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 import pytest
 
 from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker, calls, observe
@@ -276,3 +277,16 @@ def test_a_worker_slot_passes_to_the_next_run_in_the_completing_statement(
     # The first run was claimed by the claim loop; each completion claimed the next.
     assert recorder.sizes[0] == 1 and sum(recorder.sizes) == 1, recorder.sizes
     assert recorder.handed == [1, 1, 0], recorder.handed
+
+
+def test_a_failing_completing_claim_still_completes_the_run(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise psycopg.OperationalError("the claim half failed")
+
+    monkeypatch.setattr(ActaeClient, "complete_run_and_claim", broken)
+    recorder = _work(dsn, unique, monkeypatch, runs=3, concurrency=1, pause=0)
+    # Every run completed (checked in _work), each on its own complete_run, claimed by the
+    # claim loop.
+    assert sum(recorder.sizes) == 3 and recorder.handed == [0, 0, 0], recorder.sizes
