@@ -395,6 +395,8 @@ START_RUN = _sql("start_run", "channel_id::text", "agent::text", "input::jsonb",
                  "run_at::timestamptz", "max_attempts::integer")
 CLAIM_RUN = _sql("claim_run", "queue::text", "worker::text", "agents::text[]",
                  "lease_seconds::integer")
+CLAIM_RUNS = _sql("claim_runs", "queue::text", "worker::text", "max_runs::integer",
+                  "agents::text[]", "lease_seconds::integer")
 
 
 # claim_runs (up to max_runs claim_run calls in one transaction) and with each claimed run
@@ -480,6 +482,23 @@ def claim_run(
         "queue": queue, "worker": worker,
         "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
     }, _first_run, conn)
+
+
+def claim_runs(
+    queue: str,
+    worker: str,
+    max_runs: int,
+    agents: Sequence[str] | None = None,
+    lease_seconds: int = 60,
+    *,
+    conn: Any = None,
+) -> Call[list[RunRecord]]:
+    """claim_run up to ``max_runs`` times in one transaction: a different run per element,
+    oldest due first; fewer when fewer are due (an empty list when none is)."""
+    return Call(CLAIM_RUNS, {
+        "queue": queue, "worker": worker, "max_runs": max_runs,
+        "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
+    }, _many(RunRecord), conn)
 
 
 def _claimed_runs(rows: list[Row]) -> list[ClaimedRun]:

@@ -344,11 +344,11 @@ class Worker:
     ) -> list[tuple[RunRecord, list[Execution] | None]]:
         """Up to ``free`` due runs, oldest first. With prefetch, one statement claims them
         all (one round trip, one commit) and brings each run's first page of its channel's
-        completed executions; without, one claim_run."""
+        completed executions; without, claim_runs alone."""
         if not self.prefetch:
-            record = await self.client.claim_run(self.queue, self.name, agents,
-                                                 self.lease_seconds)
-            return [] if record is None else [(record, None)]
+            records = await self.client.claim_runs(self.queue, self.name, free, agents,
+                                                   self.lease_seconds)
+            return [(record, None) for record in records]
         claimed = await self.client.claim_runs_with_completed(
             self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE)
         return [(c.run, c.completed) for c in claimed]

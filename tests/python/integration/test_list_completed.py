@@ -205,7 +205,7 @@ class _Claims(observe.Observer):
 
 
 def _work(dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch, runs: int,
-          concurrency: int, pause: float) -> _Claims:
+          concurrency: int, pause: float, prefetch: bool = True) -> _Claims:
     """One worker with ``concurrency`` slots runs ``runs`` queued runs (each agent sleeps
     ``pause`` s) until idle; what its claims and completions claimed."""
     queue = unique("q")
@@ -215,7 +215,8 @@ def _work(dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
 
     async def scenario() -> None:
         async with ActaeClient(dsn) as client:
-            worker = Worker(client, queue=queue, concurrency=concurrency, poll_interval=0.1)
+            worker = Worker(client, queue=queue, concurrency=concurrency, poll_interval=0.1,
+                            prefetch=prefetch)
 
             @worker.agent("steps")
             async def agent(run: Run) -> dict[str, Any]:
@@ -232,11 +233,13 @@ def _work(dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
     return recorder
 
 
+@pytest.mark.parametrize("prefetch", [True, False])
 def test_worker_claims_as_many_runs_as_it_has_free_slots_in_one_statement(
-    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch, prefetch: bool
 ) -> None:
     # The four claimed together are still running when the claim loop looks again.
-    recorder = _work(dsn, unique, monkeypatch, runs=5, concurrency=4, pause=0.2)
+    recorder = _work(dsn, unique, monkeypatch, runs=5, concurrency=4, pause=0.2,
+                     prefetch=prefetch)
     assert recorder.sizes[0] == 4, recorder.sizes
     # The fifth: by a later claim, or by the statement completing one of the four.
     assert sum(recorder.sizes) + sum(recorder.handed) == 5, (recorder.sizes, recorder.handed)
