@@ -21,12 +21,18 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id');
-    if p_after_key_name is not null then
-        perform actae._check_text(p_after_key_name, 'key_name');
+    -- Inline checks (a resumed run reads its prefix with this on every claim); the helpers
+    -- run, in the same order, only when one fails.
+    if (octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+        and coalesce(octet_length(p_after_key_name) between 1 and actae._limit('key_name'), true)
+        and p_max_rows between 1 and actae._limit('max_rows')) is not true then
+        perform actae._check_text(p_channel_id, 'channel_id');
+        if p_after_key_name is not null then
+            perform actae._check_text(p_after_key_name, 'key_name');
+        end if;
+        perform actae._require(p_max_rows is null, 'max_rows');
+        perform actae._check_range(p_max_rows, 'max_rows', 1);
     end if;
-    perform actae._require(p_max_rows is null, 'max_rows');
-    perform actae._check_range(p_max_rows, 'max_rows', 1);
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
     if found and not actae._may_read(v_channel.tenant) then
         return;

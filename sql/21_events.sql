@@ -169,10 +169,19 @@ declare
     v_op actae.operations;
     v_done actae.transition_result;
 begin
-    perform actae._check_text(p_channel_id, 'channel_id');
-    perform actae._check_text(p_event_type, 'event_type');
-    perform actae._check_json(v_payload, 'payload');
-    perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
+    -- The argument checks run inline (as in transition_state): the helpers run, in the same
+    -- order, only when a check fails, to raise the documented error.
+    if (octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+        and octet_length(p_event_type) between 1 and actae._limit('event_type')
+        and pg_column_size(v_payload) <= 8 * actae._limit('json_depth')
+        and pg_column_compression(v_payload) is null
+        and coalesce(p_expected_cursor between 0 and actae._limit('expected_cursor'), true)
+    ) is not true then
+        perform actae._check_text(p_channel_id, 'channel_id');
+        perform actae._check_text(p_event_type, 'event_type');
+        perform actae._check_json(v_payload, 'payload');
+        perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
+    end if;
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
         perform actae._check_text(p_operation_id, 'operation_id');
@@ -183,7 +192,9 @@ begin
             return row(v_op.cursor, 'replayed', v_op.recorded_at)::actae.record_result;
         end if;
     end if;
-    perform actae._check_expected(v_channel, null, p_expected_cursor);
+    if p_expected_cursor <> v_channel.head_cursor then
+        perform actae._check_expected(v_channel, null, p_expected_cursor);
+    end if;
     v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
         'record_event', v_content, false, null);
     return row(v_done.cursor, 'recorded', v_done.recorded_at)::actae.record_result;
