@@ -401,29 +401,26 @@ CLAIM_RUNS = _sql("claim_runs", "queue::text", "worker::text", "max_runs::intege
 
 # claim_runs (up to max_runs claim_run calls in one transaction) and with each claimed run
 # its channel's first page of list_completed as a JSON array of its rows: the worker's
-# claim and prefetch, one round trip and one commit. `gate` is a condition the claims wait
-# for (they are not made when it is false).
-def _claim_runs(gate: LiteralString) -> LiteralString:
-    return (
-        "select r.*, p.completed from actae.claim_runs(p_queue => %(queue)s::text,"
-        " p_worker => %(worker)s::text, p_max_runs => %(max_runs)s::integer,"
-        " p_agents => %(agents)b::text[], p_lease_seconds => %(lease_seconds)s::integer) as r"
-        " cross join lateral ("
-        "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
-        " from actae.list_completed(p_channel_id => r.channel_id,"
-        f" p_max_rows => %(max_rows)s::integer) as e) as p where {gate}")
-
-
-CLAIM_RUNS_WITH_COMPLETED = _claim_runs("true")
+# claim and prefetch, one round trip and one commit.
+CLAIM_RUNS_WITH_COMPLETED: LiteralString = (
+    "select r.*, p.completed from actae.claim_runs(p_queue => %(queue)s::text,"
+    " p_worker => %(worker)s::text, p_max_runs => %(max_runs)s::integer,"
+    " p_agents => %(agents)b::text[], p_lease_seconds => %(lease_seconds)s::integer) as r"
+    " cross join lateral ("
+    "select coalesce(jsonb_agg(to_jsonb(e) order by e.key_name), '[]'::jsonb) as completed"
+    " from actae.list_completed(p_channel_id => r.channel_id,"
+    " p_max_rows => %(max_rows)s::integer) as e) as p")
 # complete_run, then (in the same transaction: one round trip, one commit) the claims of
-# CLAIM_RUNS_WITH_COMPLETED once the run is completed: a worker's slot passes straight to
-# the next due run. One row per run claimed, or one with null run columns when none was;
-# "done" is the completed run.
+# CLAIM_RUNS_WITH_COMPLETED: a worker's slot passes straight to the next due run. The
+# claims run only after a completion: the left join reads complete_run's row first (with
+# no join condition it can only be a nested loop with that side outer), and complete_run
+# returns a completed run or raises, which undoes the whole statement. One row per run
+# claimed, or one with null run columns when none was; "done" is the completed run.
 COMPLETE_RUN_AND_CLAIM: LiteralString = (
     "select to_jsonb(d) as done, c.* from actae.complete_run(p_channel_id =>"
     " %(channel_id)s::text, p_claim_token => %(claim_token)s::uuid,"
     " p_result => %(result)s::jsonb) as d left join lateral ("
-    + _claim_runs("d.status = 'completed'") + ") as c on true")
+    + CLAIM_RUNS_WITH_COMPLETED + ") as c on true")
 HEARTBEAT_RUN = _sql("heartbeat_run", "channel_id::text", "claim_token::uuid",
                      "lease_seconds::integer")
 COMPLETE_RUN = _sql("complete_run", "channel_id::text", "claim_token::uuid", "result::jsonb")
@@ -515,7 +512,7 @@ def _claim_runs_params(
     queue: str, worker: str, max_runs: int, agents: Sequence[str] | None, lease_seconds: int,
     max_rows: int,
 ) -> dict[str, Any]:
-    """The parameters of _claim_runs (CLAIM_RUNS_WITH_COMPLETED, COMPLETE_RUN_AND_CLAIM)."""
+    """The parameters of CLAIM_RUNS_WITH_COMPLETED (and COMPLETE_RUN_AND_CLAIM)."""
     return {
         "queue": queue, "worker": worker, "max_runs": max_runs,
         "agents": None if agents is None else list(agents), "lease_seconds": lease_seconds,
@@ -583,10 +580,11 @@ def complete_run_and_claim(
     max_runs: int = 1, agents: Sequence[str] | None = None, lease_seconds: int = 60,
     max_rows: int = 1000, *, conn: Any = None,
 ) -> Call[tuple[RunRecord, list[ClaimedRun]]]:
-    """complete_run, and in the same transaction (one round trip, one commit)
-    claim_runs_with_completed(queue, worker, max_runs, ...) once the run is completed: the
-    completed run, and the runs claimed (none when none is due). An error (LeaseLost, ...)
-    is complete_run's, and then nothing is claimed."""
+    """complete_run, then in the same transaction (one round trip, one commit)
+    claim_runs_with_completed(queue, worker, max_runs, ...): the completed run, and the runs
+    claimed (none when none is due). complete_run returns a completed run or raises; any
+    error (LeaseLost, or one of the claims) undoes the whole statement: nothing is
+    completed or claimed."""
     return Call(COMPLETE_RUN_AND_CLAIM, {
         "channel_id": channel_id, "claim_token": claim_token, "result": _json(result),
         **_claim_runs_params(queue, worker, max_runs, agents, lease_seconds, max_rows),

@@ -15,7 +15,7 @@ import pytest
 
 from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker, calls, observe
 from actae import worker as worker_module
-from actae.errors import LeaseLost
+from actae.errors import InvalidInput, LeaseLost
 
 
 def _complete(client: SyncActaeClient, channel: str, key: str, tool: str, i: int) -> None:
@@ -259,6 +259,13 @@ def test_complete_run_and_claim_hands_the_slot_to_the_next_due_run(
 
         with pytest.raises(LeaseLost):  # a stale token: nothing completed, nothing claimed
             client.complete_run_and_claim(first, uuid.uuid4(), {"ok": 1}, queue, "w")
+        assert client.get_run(second).status == "queued"
+        # An error of the claim half (max_runs out of range, raised by claim_runs after
+        # complete_run ran) undoes the completion too: the statement writes nothing.
+        with pytest.raises(InvalidInput, match="max_runs"):
+            client.complete_run_and_claim(first, claimed.run.claim_token, {"ok": 1}, queue,
+                                          "w", 0)
+        assert client.get_run(first).status == "running"
         assert client.get_run(second).status == "queued"
 
         done, nxt = client.complete_run_and_claim(first, claimed.run.claim_token, {"ok": 1},
