@@ -72,7 +72,9 @@ def _nothing_ready() -> bool:
     no other task can run before the loop next polls for I/O. False on a loop without
     asyncio's ready queue (uvloop), which keeps the round's wait."""
     ready = getattr(asyncio.get_running_loop(), "_ready", None)
-    return ready is not None and all(handle.cancelled() for handle in ready)
+    # tuple() copies the queue in one C call: another thread's call_soon_threadsafe (a sync
+    # tool ending) cannot append to it halfway, as it could between a generator's steps.
+    return ready is not None and all(handle.cancelled() for handle in tuple(ready))
 
 
 class Coalescer:
