@@ -48,9 +48,11 @@ that becomes due now (started, or its event arrived) is claimed at once; timers 
 leases are found by polling every ``poll_interval`` seconds (default 1 s) while idle.
 
 Shutdown. SIGTERM or SIGINT (with ``run()``/``install_signal_handlers``), or ``stop()``:
-the worker stops claiming, lets running agents finish for up to ``shutdown_grace`` seconds
-(default 30), then cancels the rest without recording anything: their leases lapse and
-another worker reclaims them, as after a crash.
+the worker stops claiming (a completion already sent may still hand its slot to the next
+due run, which then runs like the others), lets running agents finish for up to
+``shutdown_grace`` seconds (default 30), then cancels the agents still running without
+recording anything: their leases lapse and another worker reclaims them, as after a crash.
+A run recording its outcome at that moment gets a few seconds more to finish doing so.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ A = TypeVar("A", bound=Agent)
 #: keys per list_completed read in the prefetch.
 _PREFETCH_PAGE = 10000
 _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
+_RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
 
 
 class _Parked(BaseException):  # noqa: N818 - control flow, not an error
@@ -256,6 +259,8 @@ class Worker:
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._agent_tasks: set[asyncio.Task[Any]] = set()  # agents still running
+        self._cut = False  # shutting down, past shutdown_grace: no agent starts any more
         self._loop: asyncio.AbstractEventLoop | None = None
         #: runs this worker completed, failed (or ended as cancelled), parked, abandoned
         #: (stopped at shutdown or taken over), and writes the fences rejected (LeaseLost).
@@ -365,15 +370,28 @@ class Worker:
 
     async def _drain(self) -> None:
         # Until no task is left: a run completing during the grace period may have handed
-        # its slot to a run it claimed (_record), which then runs (or is cancelled) too.
+        # its slot to a run it claimed (_record), which then runs (or is stopped) too.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.shutdown_grace
         while running := {task for task in self._tasks if not task.done()}:
-            _, pending = await asyncio.wait(running, timeout=max(0.0, deadline - loop.time()))
-            if pending and loop.time() >= deadline:
-                for task in pending:
-                    task.cancel()  # nothing is recorded: the lease lapses, another worker
-                await asyncio.wait(pending)  # reclaims the run
+            if loop.time() < deadline:
+                await asyncio.wait(running, timeout=deadline - loop.time())
+                continue
+            # Past the grace period the agents still running are stopped: they record
+            # nothing, so their leases lapse and another worker reclaims the runs. A run
+            # whose agent has ended is recording its outcome (one statement, which may
+            # already have claimed the next run): it gets _RECORD_GRACE seconds more, so
+            # a completion is not cut off between its commit and its reply. A run claimed
+            # that way is not started (_execute): its lease lapses like the others'.
+            self._cut = True
+            for agent in list(self._agent_tasks):
+                agent.cancel()
+            left = deadline + _RECORD_GRACE - loop.time()
+            _, pending = await asyncio.wait(running, timeout=max(0.0, left))
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending)
 
     async def _listen(self) -> None:
         """LISTEN on the queue's topic; every notification wakes the claim loop."""
@@ -400,8 +418,13 @@ class Worker:
                 delay = min(delay * 2, self.poll_interval)
 
     async def _execute(self, record: RunRecord, completed: list[Execution] | None) -> None:
+        if self._cut:  # claimed by a completion that ended past the grace period
+            self.stats["abandoned"] += 1
+            return
         run = Run(self, record)
         agent_task = asyncio.create_task(self._call_agent(run, completed))
+        self._agent_tasks.add(agent_task)
+        agent_task.add_done_callback(self._agent_tasks.discard)
         beat = asyncio.create_task(self._heartbeat(run, agent_task))
         try:
             # Cancelled here only at shutdown (after the grace period): the agent task is

@@ -292,6 +292,42 @@ async def test_shutdown_grace_then_lease_lapses_and_another_worker_reclaims(
         assert done.result == "second after lease_expired" and done.worker == "second"
 
 
+@_sync
+async def test_shutdown_at_the_deadline_keeps_a_completion_in_flight(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """stop() with no grace while a completion (which also claims the next run) is on its
+    way: the completion is kept and counted, and the run it claimed is not started."""
+    queue = _queue(unique)
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, concurrency=1, poll_interval=0.1,
+                        shutdown_grace=0, name="stopping")
+        ran: list[str] = []
+
+        @worker.agent("quick")
+        async def quick(run: Run) -> str:
+            ran.append(run.channel_id)
+            return "done"
+
+        send = client.complete_run_and_claim
+
+        async def stop_then_send(*args: Any, **kwargs: Any) -> Any:
+            worker.stop()  # SIGTERM arrives while the completing statement is in flight
+            return await send(*args, **kwargs)
+
+        client.complete_run_and_claim = stop_then_send  # type: ignore[method-assign]
+        first, second = unique("first"), unique("second")
+        await client.start_run(first, "quick", None, queue)
+        await client.start_run(second, "quick", None, queue)
+        await worker.run_async()
+
+        assert ran == [first]
+        assert (await client.get_run(first)).status == "completed"
+        held = await client.get_run(second)
+        assert held.status == "running" and held.worker == "stopping", "claimed, not started"
+        assert worker.stats["completed"] == 1 and worker.stats["abandoned"] == 1
+
+
 def test_sync_entry_point_runs_until_stopped(dsn: str, unique: Callable[..., str]) -> None:
     queue = _queue(unique)
     worker = Worker(dsn, queue=queue, poll_interval=0.1)
