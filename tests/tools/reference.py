@@ -95,7 +95,9 @@ def _entry(function: Function) -> list[str]:
         summary = re.sub(r"^(\([^)]*\)\s*)?[—-]\s*", "", summary)
     lines = [f"### `{function.name}`", "", "```text", function.signature, "```", ""]
     if summary:
-        lines += [summary[:1].upper() + summary[1:], ""]
+        lines.append(summary[:1].upper() + summary[1:])
+        if not header or SECTION.match(header[0]):
+            lines.append("")  # else the summary's sentence goes on in the next line
     for line in header:
         if SECTION.match(line) and lines[-1]:
             lines.append("")  # "Guarantees:" / "Raises:" start their own paragraph
