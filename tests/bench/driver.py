@@ -1,7 +1,7 @@
 """What the Python driver costs: the same claim + complete through bare psycopg and through
 SyncActaeClient / ActaeClient, and run_tool against the same steps written by hand.
 
-`tests/bench/.env/bin/python tests/bench/driver.py [--ops 400] [--rounds 7]` (own server,
+`tests/bench/.env/bin/python tests/bench/driver.py [--ops 1200] [--rounds 9]` (own server,
 port 55438), or the `driver` group of run.py.
 
 The server runs with synchronous_commit off (the client's cost is the question; a WAL
@@ -242,8 +242,8 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ops", type=int, default=400)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--ops", type=int, default=1200)
+    parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--dsn", default=None, help="an existing migrated database")
     ns = parser.parse_args()
     if ns.dsn:

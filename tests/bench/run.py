@@ -71,7 +71,7 @@ class Plan:
         self.list_events = 2000 if quick else 100000
         self.forks = 5 if quick else 40
         self.wal_steps = 200 if quick else 1000
-        self.driver_ops, self.driver_rounds = (40, 3) if quick else (400, 7)
+        self.driver_ops, self.driver_rounds = (40, 3) if quick else (1200, 9)
         self.peer_concurrency = (1,) if quick else (1, 8)
         # A full peers group: 2 cases x 2 paths x 3 systems x (3 rounds at c=1 + 1 at c=8),
         # about 8 min: a c=8 run spends ~15 s starting and preparing its 8 processes.
