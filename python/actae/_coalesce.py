@@ -153,6 +153,8 @@ class Coalescer:
                         future.set_result(row)
                 return
         for call, future in waiting:
+            if future.done():
+                continue  # its caller was cancelled while the batch was refused
             try:
                 result = await self._execute(call)
             except Exception as exc:  # noqa: BLE001 - the element's own error, handed back

@@ -117,8 +117,9 @@ class Running:
     or a future settled from a sync tool's thread) and the callers waiting for it. The tool
     wakes them itself as it ends, a loop round sooner than a done callback (asyncio.wait)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, ctx: ToolContext) -> None:
         self.loop = loop
+        self.ctx = ctx
         self.waiters: list[asyncio.Future[None]] = []
         self.future: asyncio.Future[Any]
 
@@ -148,7 +149,7 @@ async def _tool(coroutine: Awaitable[Any], running: Running) -> Any:
 
 async def _astart(step: Start) -> Running:
     fn, ctx = step.fn, step.ctx
-    running = Running(asyncio.get_running_loop())
+    running = Running(asyncio.get_running_loop(), ctx)
     if inspect.iscoroutinefunction(fn):
         running.future = asyncio.ensure_future(_tool(fn(ctx), running))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop
@@ -180,7 +181,7 @@ async def _await_tool(step: Wait) -> Outcome | None:
         try:
             await running.wait(step.timeout)
         except asyncio.CancelledError:
-            task.cancel()  # the caller was cancelled: do not leave the tool running
+            stop_started([running])  # the caller was cancelled: do not leave the tool running
             raise
     return _task_outcome(task) if task.done() else None
 
@@ -194,6 +195,19 @@ async def _astop(step: Stop) -> Outcome | None:
     if task.done() and not task.cancelled():
         return _task_outcome(task)
     return None
+
+
+def stop_started(handles: list[Any]) -> None:
+    """Stop the tools of these Start handles that still run: their plan's driver is leaving
+    early (its caller cancelled or interrupted, or a step raised), so nothing will wait for
+    them, heartbeat them or record them. ``ctx.should_stop()`` turns true for each; an
+    asyncio task (or the future of a sync tool's thread) is cancelled too. A thread cannot
+    be stopped from outside: it is abandoned, as run_tool abandons one when a heartbeat
+    says stop."""
+    for handle in handles:
+        handle.ctx.request_stop()
+        if isinstance(handle, Running) and not handle.future.done():
+            handle.future.cancel()
 
 
 async def arun(step: LocalStep, client: Any) -> Any:

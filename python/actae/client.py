@@ -249,6 +249,7 @@ class ActaeClient:
         plans running at once on this client go to the database in batches
         (actae._coalesce)."""
         value: Any = None
+        started: list[Any] = []  # the plan's tools (Start handles)
         self._coalescer.plans += 1
         try:
             while True:
@@ -256,31 +257,42 @@ class ActaeClient:
                     step = plan.send(value)
                 except StopIteration as stop:
                     return stop.value
-                value = await self._step(step)
+                value = await self._step(step, started)
+        except BaseException:
+            _runtime.stop_started(started)  # leaving early: no tool of it runs on unwatched
+            raise
         finally:
             self._coalescer.plans -= 1
 
-    async def _step(self, step: plans.Step) -> Any:
+    async def _step(self, step: plans.Step, started: list[Any]) -> Any:
         if isinstance(step, calls.Call):
             return await self._observed(self._coalescer.run, step)
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
         if isinstance(step, plans.LocalStep):
-            return await _runtime.arun(step, self)
+            value = await _runtime.arun(step, self)
+            if isinstance(step, tool_plans.Start):
+                started.append(value)
+            return value
         return None
 
     async def _emitted(self, plan: plans.Plan[Any]) -> AsyncIterator[Any]:
         value: Any = None
-        while True:
-            try:
-                step = plan.send(value)
-            except StopIteration:
-                return
-            if isinstance(step, plans.Emit):
-                value = None
-                yield step.value
-            else:
-                value = await self._step(step)
+        started: list[Any] = []
+        try:
+            while True:
+                try:
+                    step = plan.send(value)
+                except StopIteration:
+                    return
+                if isinstance(step, plans.Emit):
+                    value = None
+                    yield step.value
+                else:
+                    value = await self._step(step, started)
+        except BaseException:
+            _runtime.stop_started(started)
+            raise
 
     claim_execution = _async_method(calls.claim_execution)
     heartbeat_execution = _async_method(calls.heartbeat_execution)
@@ -462,34 +474,47 @@ class SyncActaeClient:
     def drive(self, plan: plans.Plan[T]) -> T:
         """Run a plan to completion; Emit steps are ignored."""
         value: Any = None
-        while True:
-            try:
-                step = plan.send(value)
-            except StopIteration as stop:
-                return stop.value
-            value = self._step(step)
+        started: list[Any] = []  # the plan's tools (Start handles)
+        try:
+            while True:
+                try:
+                    step = plan.send(value)
+                except StopIteration as stop:
+                    return stop.value
+                value = self._step(step, started)
+        except BaseException:
+            _runtime.stop_started(started)  # leaving early (KeyboardInterrupt, a step raised)
+            raise
 
-    def _step(self, step: plans.Step) -> Any:
+    def _step(self, step: plans.Step, started: list[Any]) -> Any:
         if isinstance(step, calls.Call):
             return self.run(step)
         if isinstance(step, plans.Sleep):
             time.sleep(step.seconds)
         if isinstance(step, plans.LocalStep):
-            return _runtime.run(step, self)
+            value = _runtime.run(step, self)
+            if isinstance(step, tool_plans.Start):
+                started.append(value)
+            return value
         return None
 
     def _emitted(self, plan: plans.Plan[Any]) -> Iterator[Any]:
         value: Any = None
-        while True:
-            try:
-                step = plan.send(value)
-            except StopIteration:
-                return
-            if isinstance(step, plans.Emit):
-                value = None
-                yield step.value
-            else:
-                value = self._step(step)
+        started: list[Any] = []
+        try:
+            while True:
+                try:
+                    step = plan.send(value)
+                except StopIteration:
+                    return
+                if isinstance(step, plans.Emit):
+                    value = None
+                    yield step.value
+                else:
+                    value = self._step(step, started)
+        except BaseException:
+            _runtime.stop_started(started)
+            raise
 
     claim_execution = _sync_method(calls.claim_execution)
     heartbeat_execution = _sync_method(calls.heartbeat_execution)

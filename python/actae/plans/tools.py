@@ -151,10 +151,15 @@ def _context(execution: Execution, original: Execution | None) -> ToolContext:
 
 def _cancel(ctx: ToolContext, reason: str | None) -> Plan[NoReturn]:
     # The database records a failure of a cancel-requested execution as status cancelled.
-    failed: Execution = yield calls.fail_execution(
+    # An Attempt: when recording it fails (a dropped connection), that error is raised by
+    # the plan as this element's outcome, so run_tools still records the other elements
+    # (the execution stays cancel-requested; its next claim ends it as cancelled).
+    failed = yield Attempt(calls.fail_execution(
         ctx.execution_id, f"cancelled: {reason or 'no reason given'}", ctx.claim_token,
         retryable=False, channel_id=ctx.channel_id,
-    )
+    ))
+    if isinstance(failed, Exception):
+        raise failed
     raise _stored_failure(failed)
 
 

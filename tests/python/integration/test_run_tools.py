@@ -30,6 +30,7 @@ from actae import (
     ToolContext,
     ToolFailed,
     ToolInProgress,
+    calls,
     observe,
 )
 from actae.calls import Call
@@ -420,6 +421,87 @@ def test_cancel_requested_stops_that_tool_while_the_others_complete(
     stored = rows(dsn, channel)
     assert (stored["endless"].status, stored["endless"].retryable) == ("cancelled", False)
     assert (stored["search:0"].status, stored["search:1"].status) == ("completed", "completed")
+
+
+def test_a_cancelled_caller_stops_every_tool_of_the_batch(dsn: str, unique: Any) -> None:
+    """asyncio.wait_for cancels run_tools while three tools run: each of them is stopped
+    (the one run_tools was waiting on and the two others), so none goes on unwatched; the
+    next run_tools takes every call over."""
+    channel = unique("batch")
+    ended: list[str] = []
+
+    def tool(name: str) -> Callable[[ToolContext], Any]:
+        async def slow(ctx: ToolContext) -> Any:
+            try:
+                await asyncio.sleep(1.0)
+            except asyncio.CancelledError:
+                ended.append(f"{name} stopped")
+                raise
+            ended.append(f"{name} ran to the end (attempt {ctx.attempt})")
+            return name
+        return slow
+
+    tool_calls = [ToolCall(tool(n), n, "t", {"n": n}) for n in ("a", "b", "c")]
+
+    async def main() -> list[Any]:
+        async with ActaeClient(dsn, max_size=3) as client:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(
+                    client.run_tools(tool_calls, channel_id=channel, lease_seconds=1), 0.3)
+            await asyncio.sleep(1.2)
+            assert sorted(ended) == ["a stopped", "b stopped", "c stopped"]
+            ended.clear()
+            return await client.run_tools(tool_calls, channel_id=channel, lease_seconds=1)
+
+    assert run(main()) == ["a", "b", "c"]
+    assert sorted(ended) == [f"{n} ran to the end (attempt 2)" for n in "abc"]
+
+
+def test_a_cancellation_that_cannot_be_recorded_still_records_the_others(
+    dsn: str, unique: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Element "a" is cancelled by an operator while it runs, and recording its
+    cancellation fails (the connection drops for that one statement): run_tools still
+    waits for "b" and records its result, then raises a's error."""
+    channel = unique("batch")
+    b_done = threading.Event()
+
+    async def victim(ctx: ToolContext) -> Any:
+        await asyncio.sleep(10)
+
+    async def slow(ctx: ToolContext) -> Any:
+        await asyncio.sleep(1.5)
+        b_done.set()
+        return "b"
+
+    async def main() -> None:
+        async with ActaeClient(dsn, max_size=3) as client:
+            send = client._run
+
+            async def dropping_fail(call: Call[Any]) -> Any:
+                if call.sql == calls.FAIL:
+                    raise psycopg.OperationalError("server closed the connection")
+                return await send(call)
+
+            monkeypatch.setattr(client, "_run", dropping_fail)
+
+            async def operator() -> None:
+                await asyncio.sleep(0.3)
+                execution = await client.get_execution(channel_id=channel, key_name="a")
+                await client.cancel_execution(execution.id, "operator")
+
+            stopper = asyncio.create_task(operator())
+            with pytest.raises(psycopg.OperationalError, match="server closed"):
+                await client.run_tools([ToolCall(victim, "a", "t", {}),
+                                        ToolCall(slow, "b", "t", {})],
+                                       channel_id=channel, lease_seconds=1)
+            await stopper
+
+    run(main())
+    assert b_done.is_set()
+    stored = rows(dsn, channel)
+    assert (stored["b"].status, stored["b"].result) == ("completed", "b")
+    assert stored["a"].status in ("claimed", "in_progress") and stored["a"].cancel_requested
 
 
 def test_a_long_tool_is_heartbeated_past_its_lease(

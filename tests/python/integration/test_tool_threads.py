@@ -4,12 +4,14 @@ sees the caller's context variables."""
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-from actae import SyncActaeClient, ToolContext
+from actae import ActaeClient, SyncActaeClient, ToolContext
 
 marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="unset")
 
@@ -69,3 +71,39 @@ def test_a_busy_worker_is_not_handed_a_second_tool(dsn: str, unique: Callable[..
         caller.join(10)
     assert outcome == ["slow"]
     assert idents["slow"] != idents["quick"]
+
+
+def test_a_sync_tool_is_told_to_stop_when_its_asyncio_caller_is_cancelled(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """Under ActaeClient a sync tool runs in a worker thread, which cannot be cancelled:
+    when the caller is, ctx.should_stop() turns true so the tool can end early."""
+    seen: list[str] = []
+    done = threading.Event()
+
+    def tool(ctx: ToolContext) -> str:
+        try:
+            for _ in range(60):
+                if ctx.should_stop():
+                    seen.append("stopped")
+                    return "stopped"
+                time.sleep(0.05)
+            seen.append("ran to the end")
+            return "done"
+        finally:
+            done.set()
+
+    async def main() -> None:
+        async with ActaeClient(dsn, max_size=1) as client:
+            try:
+                await asyncio.wait_for(client.run_tool(
+                    tool, channel_id=unique("threads"), key_name="k", tool_name="t",
+                    params={}), 0.2)
+            except TimeoutError:
+                pass
+            else:
+                raise AssertionError("run_tool returned before the tool could end")
+
+    asyncio.run(main())
+    assert done.wait(5)
+    assert seen == ["stopped"]
