@@ -111,11 +111,14 @@ begin
                 from unnest(p_dedup_fields) as f (value)), true)
             and octet_length(p_channel_id) between 1 and actae._limit('channel_id')
             and v_lease_seconds between 1 and actae._limit('lease_seconds')
-            and (select bool_and(octet_length(u.k) between 1 and actae._limit('key_name')
-                    and octet_length(u.t) between 1 and actae._limit('tool_name')
-                    and jsonb_typeof(u.p) = 'object'
-                    and pg_column_size(u.p) <= 8 * actae._limit('json_depth')
-                    and pg_column_compression(u.p) is null)
+            -- coalesce: bool_and skips a null, and a null element (a null key, tool or
+            -- params) must take the loop, where claim_execution names its error.
+            and (select bool_and(coalesce(
+                        octet_length(u.k) between 1 and actae._limit('key_name')
+                        and octet_length(u.t) between 1 and actae._limit('tool_name')
+                        and jsonb_typeof(u.p) = 'object'
+                        and pg_column_size(u.p) <= 8 * actae._limit('json_depth')
+                        and pg_column_compression(u.p) is null, false))
                     and count(distinct u.k) = count(*)
                 from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)) then
             v_element := 1;

@@ -4,7 +4,7 @@
 -- elements before it are rolled back: the ledger is exactly as before the call.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(10);
 
 create temp table done as select * from actae.claim_execution('tap-cc', 'k2', 't', '{"a": 1}');
 select actae.complete_execution(execution_id, claim_token, '1') from done;
@@ -27,6 +27,19 @@ select throws_ok($$select * from actae.claim_executions('tap-cc', array['k1', 'k
         array['t', 't'], array['{}', '[]']::jsonb[])$$,
     'AC400', 'element 2: params must be a JSON object', 'an element''s bad argument is AC400');
 select is(pg_temp.ledger_digest(), (select digest from before), 'and writes nothing');
+-- A null element (bool_and skips nulls: it must not pass the set path's checks) is that
+-- element's AC400, as the single call's, in a channel new or not.
+select throws_ok($$select * from actae.claim_executions('tap-cc-new', array['k1', 'k2'],
+        array['t', null], array['{}', '{}']::jsonb[])$$,
+    'AC400', 'element 2: tool_name must be 1 to 256 bytes of text',
+    'a null tool_name element is AC400 naming it');
+select throws_ok($$select * from actae.claim_executions('tap-cc-new', array['k1', 'k2'],
+        array['t', 't'], array['{}', null]::jsonb[])$$,
+    'AC400', 'element 2: params must be a JSON object', 'so is a null params element');
+select throws_ok($$select * from actae.claim_executions('tap-cc-new', array[null, 'k2'],
+        array['t', 't'], array['{}', '{}']::jsonb[])$$,
+    'AC400', 'element 1: key_name must be 1 to 1024 bytes of text',
+    'and a null key_name element');
 
 select * from finish();
 rollback;
