@@ -379,7 +379,8 @@ $$;
 -- when null) and tell it whether cancellation was requested (cancel_requested).
 -- Guarantees: fenced like heartbeat_execution: only the current token, honoured after the
 -- lease lapsed as long as nobody reclaimed the run.
--- Raises: AC400 bad argument, AC404 no run, AC423 token is not current, AC409 run is over.
+-- Raises: AC400 bad argument, AC404 no run (or another tenant's), AC423 token is not
+-- current, AC409 run is over.
 create or replace function actae.heartbeat_run(
     p_channel_id text,
     p_claim_token uuid,
@@ -397,6 +398,10 @@ begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
+    -- Another tenant's run, even with its token: AC404, as for an unknown run.
+    if not actae._owns_channel(p_channel_id) then
+        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'heartbeat');
+    end if;
     v_now := actae._now();
     -- Summed on UTC wall time, as in actae.heartbeat_execution (immutable, so Citus sends
     -- it to the shard with the column as an argument).
@@ -422,8 +427,9 @@ $$;
 -- Guarantees: fenced (current token, honoured after lapse until reclaimed); repeating with
 -- the same token and a jsonb-equal result is a no-op success. A run whose cancellation
 -- was requested but whose agent finished anyway is completed: the work is done.
--- Raises: AC400 bad argument, AC404 no run, AC423 token is not current, AC409 already
--- failed or cancelled, or completed with a different result.
+-- Raises: AC400 bad argument, AC404 no run (or another tenant's, whatever the token),
+-- AC423 token is not current, AC409 already failed or cancelled, or completed with a
+-- different result.
 create or replace function actae.complete_run(
     p_channel_id text,
     p_claim_token uuid,
@@ -446,6 +452,10 @@ begin
         perform actae._check_text(p_channel_id, 'channel_id', 256);
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result', 1048576);
+    end if;
+    -- Another tenant's run, even with its token: AC404, as for an unknown run.
+    if not actae._owns_channel(p_channel_id) then
+        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'complete');
     end if;
     update actae.runs as r set
         status = 'completed',
@@ -476,8 +486,8 @@ $$;
 -- p_retryable says. Parking (sleep, wait) and lease lapses are not failures, so a run that
 -- sleeps ten times still has all its retries. Repeating a final fail with the same token
 -- and error is a no-op success.
--- Raises: AC400 bad argument, AC404 no run, AC423 token is not current (also after a
--- retryable fail requeued the run), AC409 the run is already over.
+-- Raises: AC400 bad argument, AC404 no run (or another tenant's), AC423 token is not
+-- current (also after a retryable fail requeued the run), AC409 the run is already over.
 create or replace function actae.fail_run(
     p_channel_id text,
     p_claim_token uuid,
@@ -497,6 +507,10 @@ begin
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_text(p_error, 'error', 65536);
     perform actae._require(p_retryable is null, 'retryable');
+    -- Another tenant's run, even with its token: AC404, as for an unknown run.
+    if not actae._owns_channel(p_channel_id) then
+        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'fail');
+    end if;
     select r.* into v_row from actae.runs as r
     where r.channel_id = p_channel_id and r.claim_token = p_claim_token
     for update;

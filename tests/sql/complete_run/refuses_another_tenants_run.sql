@@ -1,0 +1,57 @@
+-- heartbeat_run, complete_run and fail_run refuse another tenant's run even with its
+-- current claim_token (a leaked or guessed token is no key across tenants): AC404 with the
+-- message of an unknown run, nothing written; the owner's tenant still completes it.
+begin;
+\ir ../helpers.psql
+\ir ../run_helpers.psql
+select plan(6);
+
+create role t_rten_1 nologin;
+create role t_rten_2 nologin;
+grant actae_agent to t_rten_1, t_rten_2;
+create role t_ra1 login;
+create role t_ra2 login;
+grant t_rten_1 to t_ra1;
+grant t_rten_2 to t_ra2;
+grant execute on function pg_temp.error_of(text) to public;
+create temp table seen (what text, value jsonb);
+grant insert on seen to public;
+
+set local session authorization t_ra1;
+select actae.start_run('tap-rten', 'agent', '{}', 'tap-q-rten');
+select actae.claim_run('tap-q-rten', 'w1');
+reset session authorization;
+select pg_temp.token_of('tap-rten') as token \gset
+select pg_temp.ledger_digest() as before \gset
+
+set local session authorization t_ra2;
+insert into seen values
+    ('heartbeat', pg_temp.error_of(format(
+        $$select actae.heartbeat_run('tap-rten', %L)$$, :'token'))),
+    ('complete', pg_temp.error_of(format(
+        $$select actae.complete_run('tap-rten', %L, '"stolen"')$$, :'token'))),
+    ('fail', pg_temp.error_of(format(
+        $$select actae.fail_run('tap-rten', %L, 'sabotage', false)$$, :'token'))),
+    ('unknown', pg_temp.error_of(format(
+        $$select actae.complete_run('tap-rten-x', %L, '1')$$, :'token')));
+reset session authorization;
+
+select is((select value ->> 'sqlstate' from seen where what = 'heartbeat'), 'AC404',
+    'another tenant''s heartbeat_run with the current token is AC404');
+select is((select value ->> 'sqlstate' from seen where what = 'complete'), 'AC404',
+    'so is its complete_run');
+select is((select value ->> 'sqlstate' from seen where what = 'fail'), 'AC404',
+    'and its fail_run');
+select is((select value ->> 'message' from seen where what = 'complete'),
+    replace((select value ->> 'message' from seen where what = 'unknown'),
+        'tap-rten-x', 'tap-rten'),
+    'the message is the one of an unknown run');
+select is(pg_temp.ledger_digest(), :'before', 'the refused calls wrote nothing');
+
+set local session authorization t_ra1;
+select is((select status from actae.complete_run('tap-rten', :'token', '"mine"')),
+    'completed', 'the owner''s tenant completes its run');
+reset session authorization;
+
+select * from finish();
+rollback;
