@@ -83,12 +83,15 @@ begin
     select e.* into v_row from actae.executions as e
     where e.channel_id = p_channel_id and e.key_name = p_key_name;
     -- The common replay in one test: the caller's own completed row, same tool, no dedup
-    -- fields on either side and equal params. A row's fingerprint is always that of its
-    -- stored params (a claim writes both; a reclaim writes params only after checking that
-    -- their fingerprint is the stored one), so equal params need no hash. Anything else
-    -- (and any argument that is an error) takes the full path below, which decides by the
-    -- fingerprint.
-    if v_row.status = 'completed' and v_row.params = p_params and v_row.tool_name = p_tool_name
+    -- fields on either side and the same params text. A row's fingerprint is always that of
+    -- its stored params (a claim writes both; a reclaim writes params only after checking
+    -- that their fingerprint is the stored one), so the same text needs no hash. The text,
+    -- not jsonb equality: 1.0 and 1.00 are equal jsonb but different text, so different
+    -- fingerprints, and the full path (and a fork, and a reclaim) would call them a
+    -- different operation. Anything else (and any argument that is an error) takes the
+    -- full path below, which decides by the fingerprint.
+    if v_row.status = 'completed' and v_row.params = p_params
+        and v_row.params::text = p_params::text and v_row.tool_name = p_tool_name
         and v_fields is null and v_row.dedup_fields is null and actae._owns(v_row.tenant) then
         return actae._execution_row(v_row, 'replayed', false);
     end if;

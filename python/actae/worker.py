@@ -67,7 +67,7 @@ import signal
 import socket
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import psycopg
 from psycopg import sql
@@ -217,11 +217,25 @@ def _canonical(value: Any) -> Any:
     return json.loads(_json.dumps(value))
 
 
+def _typed(value: Any) -> Any:
+    """A JSON value to compare by that tells apart what the server's fingerprint tells apart
+    and Python's == does not: true from 1, 1 from 1.0 (key order still does not count)."""
+    if isinstance(value, dict):
+        items = cast(dict[str, Any], value).items()
+        return ("object", tuple(sorted((k, _typed(v)) for k, v in items)))
+    if isinstance(value, list):
+        return ("array", tuple(_typed(v) for v in cast(list[Any], value)))
+    return (type(value).__name__, value)
+
+
 def _same_call(done: Execution, tool_name: str, params: dict[str, Any],
                dedup_fields: Sequence[str] | None) -> bool:
+    """Whether a prefetched completion is this call's: same tool and dedup_fields, and the
+    same params (the server replays only those; a call that differs goes to the server,
+    which answers it: a replay by fingerprint, or AC409)."""
     fields = None if dedup_fields is None else sorted(set(dedup_fields))
     try:
-        same_params = _canonical(params) == done.params
+        same_params = _typed(_canonical(params)) == _typed(done.params)
     except (TypeError, ValueError):
         return False
     return done.tool_name == tool_name and done.dedup_fields == fields and same_params

@@ -2,10 +2,11 @@
 -- params) hashes nothing: a row's fingerprint is always that of its stored params. Any other
 -- call is decided by the fingerprint as before: params that differ outside the dedup fields
 -- replay, params that differ otherwise are AC409, params that cannot have a fingerprint are
--- AC400, another tool name is AC409.
+-- AC400, another tool name is AC409. Params equal as jsonb but not as text (1.0 and 1.00:
+-- different fingerprints) are AC409 here as in a fork of the channel.
 begin;
 \ir ../helpers.psql
-select plan(8);
+select plan(11);
 
 select actae.complete_execution(e.execution_id, e.claim_token, '{"r": 1}')
 from actae.claim_execution('tap-rp', 'k', 'search', '{"q": "pg", "page": 1}') as e;
@@ -32,6 +33,20 @@ select throws_ok(
 select throws_ok(
     $$select * from actae.claim_execution('tap-rp', 'k', 'fetch', '{"q": "pg", "page": 1}')$$,
     'AC409', null, 'the same params under another tool name: AC409');
+
+select actae.complete_execution(e.execution_id, e.claim_token, '{"r": 3}')
+from actae.claim_execution('tap-rp', 'n', 'search', '{"x": 1.0}') as e;
+select is(
+    (select outcome from actae.claim_execution('tap-rp', 'n', 'search', '{"x": 1.0}')),
+    'replayed', 'the same number replays');
+select throws_ok(
+    $$select * from actae.claim_execution('tap-rp', 'n', 'search', '{"x": 1.00}')$$,
+    'AC409', null, '1.00 where 1.0 was claimed: another fingerprint, AC409');
+select actae.fork_channel('tap-rp', (select head_cursor from actae.get_channel('tap-rp')),
+    'tap-rp-fork');
+select throws_ok(
+    $$select * from actae.claim_execution('tap-rp-fork', 'n', 'search', '{"x": 1.00}')$$,
+    'AC409', null, 'and the same in a fork, which inherits the key');
 
 -- The shortcut is taken: with the stored fingerprint overwritten (which no Actae function
 -- ever does), equal params still replay, and different ones are judged by the fingerprint.
