@@ -28,7 +28,8 @@ begin
         and p_max_rows between 1 and actae._limit('max_rows')) is not true then
         perform actae._check_text(p_channel_id, 'channel_id');
         if p_after_key_name is not null then
-            perform actae._check_text(p_after_key_name, 'key_name');
+            perform actae._check_text(p_after_key_name, 'after_key_name',
+                actae._limit('key_name')::integer);
         end if;
         perform actae._require(p_max_rows is null, 'max_rows');
         perform actae._check_range(p_max_rows, 'max_rows', 1);
@@ -58,15 +59,22 @@ begin
             and (p_after_key_name is null or e.key_name > p_after_key_name)
     ),
 
-    inherited as (
+    -- For each key the nearest ancestor's completed row, as a claim picks it; then, as a
+    -- claim of that row's tool decides, none when the fork runs that tool live (a farther
+    -- ancestor's row of another tool is not what a claim would replay).
+    nearest as (
         select distinct on (e.key_name) e.*
         from unnest(v_channel.lineage_ids, v_channel.lineage_clocks)
             with ordinality as s (channel_id, clock, depth)
         inner join actae.executions as e on e.channel_id = s.channel_id
         where e.status = 'completed' and e.completed_clock <= s.clock
             and (p_after_key_name is null or e.key_name > p_after_key_name)
-            and coalesce(v_channel.tool_policies ->> e.tool_name, 'replay') <> 'live'
         order by e.key_name, s.depth desc
+    ),
+
+    inherited as (
+        select n.* from nearest as n
+        where coalesce(v_channel.tool_policies ->> n.tool_name, 'replay') <> 'live'
     ),
 
     seen as (

@@ -2,10 +2,11 @@
 -- replay, each as get_execution shows it: inherited completions from before each cut (the
 -- nearest ancestor's row), not those after it; its own completed rows; tools whose fork
 -- policy is live are not inherited, blocked tools' completed rows are; an own in-flight
--- claim is not listed.
+-- claim is not listed. The nearest row decides: when it is of a tool the fork runs live, a
+-- farther ancestor's row of another tool is not listed (a claim would not replay it).
 begin;
 \ir ../helpers.psql
-select plan(4);
+select plan(6);
 
 -- root: k1 (plain), k2 (tool live_t), k3 (tool block_t), k4 completed after the first fork
 select pg_temp.completed('tap-lf', 'k1', 't', '"root-k1"');
@@ -49,6 +50,19 @@ select results_eq(
       cross join lateral actae.get_execution('tap-lf-grand', l.key_name) as g
       order by l.key_name$$,
     'grandchild: each row is what get_execution returns');
+
+-- root: k with tool a; mid (b live) runs k itself with tool b; grand inherits mid's policy.
+select pg_temp.completed('tap-lfn', 'k', 'a', '"root-a"');
+select pg_temp.record_steps('tap-lfn', 1);
+select actae.fork_channel('tap-lfn', 1, 'tap-lfn-mid', null, '{"b": "live"}');
+select pg_temp.completed('tap-lfn-mid', 'k', 'b', '"mid-b"');
+select pg_temp.record_steps('tap-lfn-mid', 1);
+select actae.fork_channel('tap-lfn-mid', 2, 'tap-lfn-grand');
+select is((select count(*) from actae.list_completed('tap-lfn-grand')), 0::bigint,
+    'the nearest row (mid''s, tool b, live here) hides the root''s row of tool a');
+select throws_ok(
+    $$select * from actae.claim_execution('tap-lfn-grand', 'k', 'a', '{}')$$, 'AC409', null,
+    'as a claim of tool a finds the nearest row of tool b: not a replay');
 
 select * from finish();
 rollback;

@@ -4,7 +4,7 @@
 -- unknown channel has none.
 begin;
 \ir ../helpers.psql
-select plan(6);
+select plan(7);
 
 select pg_temp.completed('tap-lc', k, 't', to_jsonb(k)) from unnest(array['c', 'a', 'e', 'b']) as k;
 select outcome from actae.claim_execution('tap-lc', 'busy', 't', '{}');
@@ -29,6 +29,8 @@ select is((select count(*) from actae.list_completed('tap-lc-nobody')), 0::bigin
     'an unknown channel has no rows');
 select throws_ok($$select * from actae.list_completed('tap-lc', null, 0)$$, 'AC400',
     'max_rows must be between 1 and 100000', 'max_rows is bounded');
+select throws_ok($$select * from actae.list_completed('tap-lc', '')$$, 'AC400',
+    'after_key_name must be 1 to 1024 bytes of text', 'an empty after_key_name is named');
 
 select * from finish();
 rollback;
