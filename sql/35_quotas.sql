@@ -216,8 +216,10 @@ begin
     if p_channel.watched_until > p_now then
         return;
     end if;
-    -- 1633907811: Actae's watch-cap lock class.
-    perform pg_advisory_xact_lock(1633907811, p_channel.tenant::integer);
+    -- 1633907812: Actae's watch-cap lock class, keyed by tenant (a class of its own: the
+    -- channel clock guard, 1633907811, is keyed by hashtext(channel_id), which can equal a
+    -- tenant's oid).
+    perform pg_advisory_xact_lock(1633907812, p_channel.tenant::integer);
     select count(*) into v_count from actae.channels as c
     where c.tenant = p_channel.tenant and c.watched_until > p_now;
     if v_count >= actae._limit('watched_channels') then
