@@ -24,6 +24,7 @@ from actae import calls
 from actae.context import ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     Cancelled,
+    ConnectionFailed,
     LeaseLost,
     NotFound,
     PermanentError,
@@ -80,10 +81,10 @@ def is_call(sql: str, **params: Any) -> Check:
     return check
 
 
-def is_attempt(sql: str) -> Check:
+def is_attempt(sql: str, **params: Any) -> Check:
     def check(step: Any) -> None:
         assert isinstance(step, Attempt), step
-        is_call(sql)(step.call)
+        is_call(sql, **params)(step.call)
 
     return check
 
@@ -389,10 +390,20 @@ def test_a_cancelled_execution_raises_cancelled_by_its_status() -> None:
 def test_a_claim_of_a_cancel_requested_execution_fails_it_as_cancelled_without_running() -> None:
     script = Script(
         (is_call(CLAIM), claim("reclaimed", cancel_requested=True, cancel_reason="stop")),
-        (is_call(FAIL, error="cancelled: stop", retryable=False),
+        (is_attempt(FAIL, error="cancelled: stop", retryable=False),
          execution(status="cancelled", retryable=False, error="cancelled: stop")),
     )
     script.raises(run_tool(), Cancelled)
+    assert script.started() == []
+
+
+def test_a_cancellation_that_cannot_be_recorded_raises_the_recording_error() -> None:
+    dropped = ConnectionFailed("connection dropped")
+    script = Script(
+        (is_call(CLAIM), claim("reclaimed", cancel_requested=True, cancel_reason="stop")),
+        (is_attempt(FAIL, error="cancelled: stop", retryable=False), dropped),
+    )
+    assert script.raises(run_tool(), ConnectionFailed) is dropped
     assert script.started() == []
 
 
@@ -404,7 +415,7 @@ def test_cancel_requested_at_a_heartbeat_stops_the_tool_and_raises_cancelled() -
         (is_attempt(HEARTBEAT),
          execution(status="in_progress", cancel_requested=True, cancel_reason="user stop")),
         (is_step(Stop, handle=HANDLE), None),
-        (is_call(FAIL, error="cancelled: user stop", retryable=False),
+        (is_attempt(FAIL, error="cancelled: user stop", retryable=False),
          execution(status="cancelled", retryable=False, error="cancelled: user stop")),
     )
     error = script.raises(run_tool(lease_seconds=3), Cancelled)

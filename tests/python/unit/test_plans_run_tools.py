@@ -86,7 +86,7 @@ def test_a_cancel_seen_at_a_beat_stops_that_tool_and_the_other_is_still_recorded
         (is_wait(HANDLE_B), Returned("b done")),
         (is_beat(A), execution(**A, cancel_requested=True, cancel_reason="stop")),
         (is_step(Stop, handle=HANDLE_A), None),
-        (is_call(FAIL, error="cancelled: stop", retryable=False),
+        (is_attempt(FAIL, error="cancelled: stop", retryable=False),
          execution(**A, status="cancelled", error="cancelled: stop")),
         (is_beat(B), execution(**B)),
         (is_attempt(COMPLETES), [execution(**B, status="completed", result="b stored")]),
