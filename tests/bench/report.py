@@ -453,7 +453,14 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
 - **Transitions vs LangGraph, what remains**: at c=1 the gap is per-call cost in the driver
   (pool checkout and model parsing, below) and in PL/pgSQL (channel lock, event + snapshot
   + channel update, hash chain) against one pipelined upsert; LangGraph also sends msgpack
-  bytes where Actae sends JSON text that the server parses into jsonb.
+  bytes where Actae sends JSON text that the server parses into jsonb. Measured per call on
+  2026-12-06 (1 KB state, c = 1, one backend each, 5 interleaved rounds of 1 500 calls,
+  synchronous_commit on; backend CPU from /proc/<pid>/schedstat, client CPU from
+  time.process_time, WAL from the LSN): PostgresSaver.put 390 us of wall time, 164 us of
+  client CPU, 139 us of server CPU, 2 154 B of WAL; transition_state 458 us, 79, 258 and
+  1 907 B. The driver is the cheaper client by 85 us; the server does 119 us more. Even at
+  LangGraph's own server cost (458 - 119 = 339 us) transition_state would be 1.15x at c = 1,
+  short of the 1.2x target.
 - **The driver's own cost, profiled** (changed, python/actae/client.py, _runtime.py). Client
   CPU per claim+complete (time.process_time over interleaved rounds, section 2b): bare
   psycopg 3 columns about 185-210 us, whole row 250-270 us, SyncActaeClient 425 us before.
@@ -581,7 +588,7 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   The report of that pass (21:52 UTC, on this Intel Xeon; the one of 2026-12-03 ran on an
   AMD EPYC, so absolute numbers do not compare across the two) met 29 targets.
 - **Changed on 2026-12-05, second pass** (each an A/B on one scratch server, interleaved
-  rounds, before this run; this run measures them all together):
+  rounds; the report of that pass, 2026-12-06 00:30 UTC, measured them together):
   - The worker claims a run for every free slot in one call: `actae.claim_runs(queue,
     worker, max_runs, agents, lease_seconds)` (new, sql/40_runs.sql: claim_run up to
     max_runs times in one transaction, AC400 outside 1..1000) with each run's first
@@ -607,11 +614,42 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     warm); Actae's worker client opens its connections before the timer, as Absurd's one
     connection is. Section 2b's run_tool baselines send the statements run_tool sends (whole
     row) for both clients; the sync one read 3 columns before (shown beside as context).
-  Against the previous report: runs resume x8 0.87x -> 1.40x Absurd (every runs row met),
-  gathered async run_tool 3.62x -> 4.46x. This run's machine was busier than the previous
-  one's (the same bare primary-key read cost 40.6 us of backend CPU against 33.9), and rows
-  no change touched moved with it: SyncActaeClient claim+complete 0.91x -> 0.87x of bare
-  psycopg, the psycopg batch 4.50x -> 4.00x, 1 KB transitions at c = 32 1.22x -> 1.16x.
+  That report met 29 targets: against the one before, runs resume x8 0.87x -> 1.40x Absurd
+  (every runs row met), gathered async run_tool 3.62x -> 4.46x. Its machine was busier than
+  the one before (the same bare primary-key read cost 40.6 us of backend CPU against 33.9),
+  and rows no change touched moved with it: SyncActaeClient claim+complete 0.91x -> 0.87x of
+  bare psycopg, the psycopg batch 4.50x -> 4.00x, 1 KB transitions at c = 32 1.22x -> 1.16x.
+- **Changed on 2026-12-06** (this run measures them):
+  - record_event, list_completed, start_run and complete_run check their arguments in one
+    inline condition, as claim_execution and transition_state already did; the helpers run
+    (in the same order, for the documented error) only when it fails. Backend CPU per call,
+    synchronous_commit off, both versions in one scratch schema, each order 11 rounds:
+    record_event 152 -> 133 and 142 -> 136 us; list_completed of 5 keys 80 -> 75 us (the old
+    copy owned by the superuser, a bias in its favour: see the next item); start_run within
+    noise.
+  - How to A/B a function: a copy created by the superuser skips the table privilege checks
+    the owner role's functions pay (SECURITY DEFINER runs as the function's owner), and the
+    first contender of each round ran a few us slower here; both biases together made an
+    inline copy of _append in transition_state look 17 us cheaper (167 -> 150 us). With both
+    versions owned alike and each order measured, it saved 0-9 us of 156, and was not kept.
+  - Fixed after a review of the code (tests for each; no row of this report is about
+    them): heartbeat_run, complete_run and fail_run check the run's tenant (one more
+    primary-key read per call: they accepted another tenant's login holding a leaked
+    token); claim_execution's replay shortcut also compares the params' text (jsonb
+    equality called 1.0 and 1.00 equal where the fingerprint does not; replay CPU unchanged
+    within noise) and the worker's prefetch tells JSON types apart (true is not 1);
+    list_completed picks a fork's nearest ancestor row before applying live policies;
+    claim_executions names a null element's error; the watch-cap lock has its own class;
+    a cancelled run_tools caller stops every tool of its batch (only the one it waited on
+    stopped), and a cancellation that cannot be recorded no longer loses the other
+    elements' results; past `shutdown_grace` the worker cancels the agents still running,
+    not the runs recording their outcome (a completion cut off after its commit lost its
+    count and, with `complete_run_and_claim`, left its claimed run leased but unstarted);
+    the coalescer copies the loop's ready queue before reading it (another thread's
+    `call_soon_threadsafe` could raise "deque mutated during iteration").
+  - Section 2b takes 9 rounds of 1 200 operations per contender (7 of 400 before: rounds
+    of about 0.2 s, short enough for one burst on this shared machine to move a ratio by
+    0.05).
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
