@@ -398,8 +398,10 @@ begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
-    -- Another tenant's run, even with its token: AC404, as for an unknown run.
-    if not actae._owns_channel(p_channel_id) then
+    -- Another tenant's run, even with its token: AC404, as for an unknown run. (A run whose
+    -- channel row is missing, which start_run never leaves, is judged by its token alone,
+    -- as claim_run lets a caller in no tenant claim it.)
+    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
         perform actae._run_fenced_error(p_channel_id, p_claim_token, 'heartbeat');
     end if;
     v_now := actae._now();
@@ -453,8 +455,10 @@ begin
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result', 1048576);
     end if;
-    -- Another tenant's run, even with its token: AC404, as for an unknown run.
-    if not actae._owns_channel(p_channel_id) then
+    -- Another tenant's run, even with its token: AC404, as for an unknown run. (A run whose
+    -- channel row is missing, which start_run never leaves, is judged by its token alone,
+    -- as claim_run lets a caller in no tenant claim it.)
+    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
         perform actae._run_fenced_error(p_channel_id, p_claim_token, 'complete');
     end if;
     update actae.runs as r set
@@ -507,8 +511,10 @@ begin
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_text(p_error, 'error', 65536);
     perform actae._require(p_retryable is null, 'retryable');
-    -- Another tenant's run, even with its token: AC404, as for an unknown run.
-    if not actae._owns_channel(p_channel_id) then
+    -- Another tenant's run, even with its token: AC404, as for an unknown run. (A run whose
+    -- channel row is missing, which start_run never leaves, is judged by its token alone,
+    -- as claim_run lets a caller in no tenant claim it.)
+    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
         perform actae._run_fenced_error(p_channel_id, p_claim_token, 'fail');
     end if;
     select r.* into v_row from actae.runs as r

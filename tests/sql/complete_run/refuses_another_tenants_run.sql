@@ -1,10 +1,12 @@
 -- heartbeat_run, complete_run and fail_run refuse another tenant's run even with its
 -- current claim_token (a leaked or guessed token is no key across tenants): AC404 with the
--- message of an unknown run, nothing written; the owner's tenant still completes it.
+-- message of an unknown run, nothing written; the owner's tenant still completes it. A run
+-- whose channel row is missing (start_run never leaves one; a bulk load can) is judged by
+-- its token alone, as before.
 begin;
 \ir ../helpers.psql
 \ir ../run_helpers.psql
-select plan(6);
+select plan(7);
 
 create role t_rten_1 nologin;
 create role t_rten_2 nologin;
@@ -52,6 +54,14 @@ set local session authorization t_ra1;
 select is((select status from actae.complete_run('tap-rten', :'token', '"mine"')),
     'completed', 'the owner''s tenant completes its run');
 reset session authorization;
+
+insert into actae.runs (channel_id, agent, queue, input, status, due_at, wake_reason,
+    max_attempts, created_at)
+values ('tap-rten-bare', 'agent', 'tap-q-rten-bare', '{}', 'queued',
+    clock_timestamp() - interval '1 hour', 'start', 5, clock_timestamp());
+select is((select c.status from actae.claim_run('tap-q-rten-bare', 'w1') as r
+    cross join lateral actae.complete_run(r.channel_id, r.claim_token, '1') as c),
+    'completed', 'a run without a channel row completes with its token');
 
 select * from finish();
 rollback;
