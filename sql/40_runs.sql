@@ -100,6 +100,27 @@ begin
 end;
 $$;
 
+-- actae._check_run_tenant — refuse a fenced run write (p_action: heartbeat, complete, fail)
+-- by a login outside the run's tenant, before anything is written.
+-- Guarantees: AC404 for another tenant's run whatever p_claim_token, as for an unknown run
+-- (actae._run_fenced_error). A run whose channel row is missing (start_run never leaves
+-- one; claim_run lets a caller in no tenant claim it) passes: it is judged by its token
+-- alone, in the write that follows.
+create or replace function actae._check_run_tenant(
+    p_channel_id text,
+    p_claim_token uuid,
+    p_action text
+) returns void
+language plpgsql
+stable
+as $$
+begin
+    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
+        perform actae._run_fenced_error(p_channel_id, p_claim_token, p_action);
+    end if;
+end;
+$$;
+
 -- actae._owned_run — the run row locked FOR UPDATE when p_claim_token is its current token
 -- and it is running (a lapsed lease nobody reclaimed still counts).
 -- Raises: AC404 / AC423 / AC409 as actae._run_fenced_error.
@@ -398,12 +419,7 @@ begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_range(p_lease_seconds, 'lease_seconds', 1, 86400);
-    -- Another tenant's run, even with its token: AC404, as for an unknown run. (A run whose
-    -- channel row is missing, which start_run never leaves, is judged by its token alone,
-    -- as claim_run lets a caller in no tenant claim it.)
-    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
-        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'heartbeat');
-    end if;
+    perform actae._check_run_tenant(p_channel_id, p_claim_token, 'heartbeat');
     v_now := actae._now();
     -- Summed on UTC wall time, as in actae.heartbeat_execution (immutable, so Citus sends
     -- it to the shard with the column as an argument).
@@ -455,12 +471,7 @@ begin
         perform actae._require(p_claim_token is null, 'claim_token');
         perform actae._check_json(v_result, 'result', 1048576);
     end if;
-    -- Another tenant's run, even with its token: AC404, as for an unknown run. (A run whose
-    -- channel row is missing, which start_run never leaves, is judged by its token alone,
-    -- as claim_run lets a caller in no tenant claim it.)
-    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
-        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'complete');
-    end if;
+    perform actae._check_run_tenant(p_channel_id, p_claim_token, 'complete');
     update actae.runs as r set
         status = 'completed',
         result = v_result,
@@ -511,12 +522,7 @@ begin
     perform actae._require(p_claim_token is null, 'claim_token');
     perform actae._check_text(p_error, 'error', 65536);
     perform actae._require(p_retryable is null, 'retryable');
-    -- Another tenant's run, even with its token: AC404, as for an unknown run. (A run whose
-    -- channel row is missing, which start_run never leaves, is judged by its token alone,
-    -- as claim_run lets a caller in no tenant claim it.)
-    if not coalesce(actae._owns(actae._channel_tenant(p_channel_id)), true) then
-        perform actae._run_fenced_error(p_channel_id, p_claim_token, 'fail');
-    end if;
+    perform actae._check_run_tenant(p_channel_id, p_claim_token, 'fail');
     select r.* into v_row from actae.runs as r
     where r.channel_id = p_channel_id and r.claim_token = p_claim_token
     for update;

@@ -516,6 +516,14 @@ CREATE FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _check_run_tenant(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_run_tenant(p_channel_id text, p_claim_token uuid, p_action text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _uuid7(); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2185,6 +2193,12 @@ REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min
 --
 
 REVOKE ALL ON FUNCTION actae._check_range(p_value bigint, p_argument text, p_min bigint, p_max bigint) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _check_run_tenant(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_run_tenant(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _uuid7(); Type: ACL; Schema: actae; Owner: -
