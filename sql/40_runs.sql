@@ -249,7 +249,7 @@ $$;
 -- timer, event, timeout, lease_expired). A lapsed run whose cancellation was requested is
 -- ended as cancelled instead of being handed out. Only runs of channels of the caller's tenant
 -- are candidates (another tenant's queue of the same name is invisible).
--- Raises: AC400 bad argument (agents, when given, must be a non-empty list).
+-- Raises: AC400 bad argument (agents, when given, must be a non-empty list without nulls).
 create or replace function actae.claim_run(
     p_queue text,
     p_worker text,
@@ -279,11 +279,13 @@ begin
     if (octet_length(p_queue) between 1 and 256
         and octet_length(p_worker) between 1 and 256
         and v_lease between 1 and 86400
-        and (p_agents is null or cardinality(p_agents) > 0)) is not true then
+        and (p_agents is null or (cardinality(p_agents) > 0 and array_ndims(p_agents) = 1
+            and array_position(p_agents, null) is null))) is not true then
         perform actae._check_text(p_queue, 'queue', 256);
         perform actae._check_text(p_worker, 'worker', 256);
         perform actae._check_range(v_lease, 'lease_seconds', 1, 86400);
-        perform actae._raise('AC400', 'agents must be null or a non-empty list of agents',
+        perform actae._raise('AC400',
+            'agents must be null or a non-empty list of agent names, none of them null',
             jsonb_build_object('argument', 'agents'));
     end if;
     <<claim>>
