@@ -99,6 +99,13 @@ def _serve(job: ThreadRun) -> None:
         job = _jobs.get()
 
 
+def is_async(fn: object) -> bool:
+    """True for an async function (or a partial of one) and for an object whose
+    ``__call__`` is one: calling it gives a coroutine to await on the caller's loop."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        type(fn).__call__)
+
+
 def _task_outcome(task: asyncio.Future[Any]) -> Outcome:
     if task.cancelled():
         return Raised(asyncio.CancelledError())
@@ -150,7 +157,7 @@ async def _tool(coroutine: Awaitable[Any], running: Running) -> Any:
 async def _astart(step: Start) -> Running:
     fn, ctx = step.fn, step.ctx
     running = Running(asyncio.get_running_loop(), ctx)
-    if inspect.iscoroutinefunction(fn):
+    if is_async(fn):
         running.future = asyncio.ensure_future(_tool(fn(ctx), running))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop
         finished = running.future = running.loop.create_future()

@@ -21,8 +21,10 @@ from uuid import UUID
 
 from actae.models import Execution
 
-#: A tool: ``tool(ctx) -> result`` or ``async def tool(ctx) -> result``; the result must be
-#: JSON-serialisable (it is stored as jsonb and replayed as its JSON form).
+#: A tool: ``tool(ctx) -> result`` or ``async def tool(ctx) -> result`` (an object whose
+#: ``__call__`` is ``async def`` is an async tool too: ActaeClient awaits it on the caller's
+#: loop, sync tools run in a worker thread); the result must be JSON-serialisable (it is
+#: stored as jsonb and replayed as its JSON form).
 Tool = Callable[["ToolContext"], Any]
 
 

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import json
 import logging
 import os
@@ -73,6 +72,7 @@ import psycopg
 from psycopg import sql
 
 from actae import _json
+from actae._runtime import is_async
 from actae.client import ActaeClient
 from actae.context import Tool
 from actae.errors import ActaeError, LeaseLost, PermanentError, VersionConflict
@@ -285,7 +285,7 @@ class Worker:
         """Register ``async def fn(run: Run)`` as the agent ``name``."""
 
         def register(fn: A) -> A:
-            if not inspect.iscoroutinefunction(fn):
+            if not is_async(fn):
                 raise TypeError(f"agent {name} must be an async function")
             self.agents[name] = fn
             return fn

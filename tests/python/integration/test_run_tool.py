@@ -606,6 +606,27 @@ def test_each_client_runs_both_sync_and_async_tools(dsn: str, unique: Any) -> No
         assert result == {"ran": key}
 
 
+def test_an_object_with_an_async_call_runs_on_the_callers_loop(dsn: str, unique: Any) -> None:
+    # A tool object whose __call__ is async is an async tool: ActaeClient awaits it on the
+    # caller's event loop (a loop-bound resource, e.g. an async HTTP client, works in it).
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    class Lookup:
+        async def __call__(self, ctx: ToolContext) -> dict[str, Any]:
+            loops.append(asyncio.get_running_loop())
+            return {"ran": ctx.key_name}
+
+    async def main() -> Any:
+        async with ActaeClient(dsn, max_size=1) as client:
+            result = await client.run_tool(Lookup(), channel_id=unique("run"),
+                                           key_name="obj", tool_name="t", params={})
+            return result, asyncio.get_running_loop()
+
+    result, caller_loop = asyncio.run(main())
+    assert result == {"ran": "obj"}
+    assert loops == [caller_loop]
+
+
 # --- README "What you still own": the snippets, run as written (channel ids made unique) --
 
 

@@ -357,3 +357,20 @@ def test_agent_must_be_async(dsn: str) -> None:
     worker = Worker(dsn)
     with pytest.raises(TypeError):
         worker.agent("sync")(lambda run: None)  # type: ignore[arg-type]
+
+
+def test_an_object_with_an_async_call_is_an_agent(dsn: str) -> None:
+    class Agent:
+        async def __call__(self, run: Run) -> None:
+            return None
+
+    class SyncAgent:
+        def __call__(self, run: Run) -> None:
+            return None
+
+    worker = Worker(dsn)
+    agent = Agent()
+    assert worker.agent("obj")(agent) is agent
+    assert worker.agents["obj"] is agent
+    with pytest.raises(TypeError):
+        worker.agent("sync-obj")(SyncAgent())  # type: ignore[arg-type]
