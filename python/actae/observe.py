@@ -33,7 +33,9 @@ from actae.models import Claim, Execution
 logger = logging.getLogger("actae")
 
 Steps = Generator["calls.Call[Any]", Any, Any]
-_NAMES: dict[str, str] = {}
+# The name of each statement the driver sends, read from its SQL on first use; a statement
+# that calls more than one function has its driver method's name.
+_NAMES: dict[str, str] = {calls.COMPLETE_RUN_AND_CLAIM: "complete_run_and_claim"}
 
 
 def call_name(call: calls.Call[Any]) -> str:
