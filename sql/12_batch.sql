@@ -57,7 +57,9 @@ $$;
 -- claimed by one INSERT (the set path, below); only elements whose key exists already take
 -- claim_execution's statements.
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
--- AC409 or AC403 (DETAIL names the element).
+-- AC409 or AC403 (DETAIL names the element). AC404 (another tenant's channel) and AC429
+-- (the tenant's channel quota, when the batch creates the channel) are the channel's, not
+-- an element's: raised as claim_execution raises them, without an element.
 create or replace function actae.claim_executions(
     p_channel_id text,
     p_key_names text[],

@@ -1,11 +1,12 @@
 -- Channel quota, enforced in every path that creates a channel (actae._new_channel_tenant):
--- a tenant at max_channels gets AC429 from record_event, claim_execution, create_channel,
--- watch_channel, start_run and fork_channel, and nothing is written; a channel it already
+-- a tenant at max_channels gets AC429 from record_event, claim_execution, claim_executions
+-- (the channel's error, without an element), create_channel, watch_channel, start_run and
+-- fork_channel, and nothing is written; a channel it already
 -- has still works; another tenant is not affected; over max_bytes (as last measured) it
 -- cannot create a channel either.
 begin;
 \ir ../helpers.psql
-select plan(12);
+select plan(13);
 
 create role tap_c_ten nologin;
 create role tap_c_other nologin;
@@ -25,6 +26,8 @@ select actae.create_channel('tap-c-2');
 insert into seen values
     ('record', pg_temp.error_of($$select actae.record_event('tap-c-3', 'step', '{}')$$)),
     ('claim', pg_temp.error_of($$select actae.claim_execution('tap-c-3', 'k', 't', '{}')$$)),
+    ('batch', pg_temp.error_of($$select * from actae.claim_executions('tap-c-3',
+        array['k', 'l'], array['t', 't'], array['{}', '{}']::jsonb[])$$)),
     ('create', pg_temp.error_of($$select actae.create_channel('tap-c-3')$$)),
     ('watch', pg_temp.error_of($$select actae.watch_channel('tap-c-3')$$)),
     ('run', pg_temp.error_of($$select actae.start_run('tap-c-3', 'a', '{}')$$)),
@@ -37,11 +40,13 @@ insert into seen values
 reset session authorization;
 
 select is((select string_agg(what || '=' || (e ->> 'sqlstate'), ',' order by what)
-    from seen where what in ('record', 'claim', 'create', 'watch', 'run', 'fork')),
-    'claim=AC429,create=AC429,fork=AC429,record=AC429,run=AC429,watch=AC429',
+    from seen where what in ('record', 'claim', 'batch', 'create', 'watch', 'run', 'fork')),
+    'batch=AC429,claim=AC429,create=AC429,fork=AC429,record=AC429,run=AC429,watch=AC429',
     'every creation path refuses a third channel with AC429');
 select is((select e -> 'detail' ->> 'quota' from seen where what = 'record'), 'max_channels',
     'DETAIL names the quota');
+select is((select e -> 'detail' ->> 'element' from seen where what = 'batch'), null,
+    'the batch''s AC429 is the channel''s: it names no element');
 select is((select (e -> 'detail' ->> 'limit')::bigint from seen where what = 'record'), 2::bigint,
     'and its limit');
 select is((select (e -> 'detail' ->> 'used')::bigint from seen where what = 'record'), 2::bigint,
