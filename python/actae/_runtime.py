@@ -129,6 +129,8 @@ class Running:
         self.ctx = ctx
         self.waiters: list[asyncio.Future[None]] = []
         self.future: asyncio.Future[Any]
+        #: a sync tool's thread: its outcome is known there before it reaches the loop
+        self.thread: ThreadRun | None = None
 
     def wake(self, *_: object) -> None:
         for waiter in self.waiters:
@@ -175,7 +177,7 @@ async def _astart(step: Start) -> Running:
             with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
                 running.loop.call_soon_threadsafe(settle, outcome)
 
-        ThreadRun(fn, ctx, hand_back)
+        running.thread = ThreadRun(fn, ctx, hand_back)
     running.future.add_done_callback(retrieve)
     running.future.add_done_callback(running.wake)  # cancelled before it ever ran
     return running
@@ -195,7 +197,12 @@ async def _await_tool(step: Wait) -> Outcome | None:
 
 async def _astop(step: Stop) -> Outcome | None:
     step.ctx.request_stop()
-    task = step.handle.future
+    running: Running = step.handle
+    task = running.future
+    if not task.done() and running.thread is not None and running.thread.outcome is not None:
+        # The sync tool finished and its outcome is on its way to the loop: it ended before
+        # the stop, so it is recorded (as the sync client does), not dropped by the cancel.
+        return running.thread.outcome
     if not task.done():
         task.cancel()
         await asyncio.wait({task}, timeout=STOP_GRACE)
