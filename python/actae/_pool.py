@@ -10,7 +10,8 @@ back *parked* beside it and hands it straight out again:
   entry points, and both go through the parking).
 * A connection is parked only when nobody waits in the pool for one (a caller blocked in
   ``getconn`` gets it through the pool instead), only when it is idle (no transaction,
-  not closed), and only while the pool is open. ``close()`` returns it first.
+  not closed), and only while the pool is open. ``close()`` returns it first, and a
+  connection given back while ``close()`` runs in another thread is not parked.
 * It goes back through the pool at least every ``PARK_SECONDS``, so the pool's checks of
   a returned connection (broken, past ``max_lifetime``) still run.
 
@@ -56,6 +57,7 @@ class ParkingPool(ConnectionPool):
         self._park_lock = threading.Lock()
         self._parked: Connection[Any] | None = None
         self._entering = 0  # callers inside ConnectionPool.getconn
+        self._closing = False  # set under the lock: nothing is parked once close() began
 
     def getconn(self, timeout: float | None = None) -> Connection[Any]:
         with self._park_lock:
@@ -74,13 +76,14 @@ class ParkingPool(ConnectionPool):
     def putconn(self, conn: Connection[Any]) -> None:
         if _idle(conn) and not self.closed and getattr(conn, "_pool", None) is self:
             with self._park_lock:
-                if self._parked is None and self._entering == 0:
+                if self._parked is None and self._entering == 0 and not self._closing:
                     self._parked = conn
                     return
         super().putconn(conn)
 
     def close(self, timeout: float = 5.0) -> None:
         with self._park_lock:
+            self._closing = True
             conn, self._parked = self._parked, None
         if conn is not None:
             super().putconn(conn)
@@ -95,6 +98,7 @@ class AsyncParkingPool(AsyncConnectionPool):
         super().__init__(*args, **kwargs)
         self._parked: AsyncConnection[Any] | None = None
         self._entering = 0
+        self._closing = False  # nothing is parked once close() began (it awaits)
 
     async def getconn(self, timeout: float | None = None) -> AsyncConnection[Any]:
         conn, self._parked = self._parked, None
@@ -110,12 +114,13 @@ class AsyncParkingPool(AsyncConnectionPool):
 
     async def putconn(self, conn: AsyncConnection[Any]) -> None:
         if (_idle(conn) and not self.closed and getattr(conn, "_pool", None) is self
-                and self._parked is None and self._entering == 0):
+                and self._parked is None and self._entering == 0 and not self._closing):
             self._parked = conn
             return
         await super().putconn(conn)
 
     async def close(self, timeout: float = 5.0) -> None:
+        self._closing = True
         conn, self._parked = self._parked, None
         if conn is not None:
             await super().putconn(conn)

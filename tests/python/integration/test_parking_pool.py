@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import psycopg_pool
 import pytest
 
 from actae import ActaeClient, SyncActaeClient, _pool
@@ -120,6 +121,43 @@ def test_close_closes_the_parked_connection(dsn: str, unique: Callable[..., str]
     assert client.pool.closed
 
 
+class _LockWithHook:
+    """The pool's park lock, running ``hook`` once just before the next acquire."""
+
+    def __init__(self, inner: Any, hook: Callable[[], None]) -> None:
+        self.inner, self.hook = inner, hook
+
+    def __enter__(self) -> Any:
+        hook, self.hook = self.hook, None
+        if hook is not None:
+            hook()
+        return self.inner.__enter__()
+
+    def __exit__(self, *exc: object) -> Any:
+        return self.inner.__exit__(*exc)
+
+
+def test_a_connection_given_back_while_the_pool_closes_is_closed(dsn: str) -> None:
+    # putconn decided to park (pool open), then close() ran in another thread before
+    # putconn took the park lock: the connection must not be parked in the closed pool,
+    # where nothing would ever close it.
+    pool = _pool.ParkingPool(dsn, min_size=1, max_size=1, kwargs={"autocommit": True},
+                             open=True)
+    pool.wait()
+    conn = pool.getconn()
+
+    def close_now() -> None:
+        closer = threading.Thread(target=pool.close)
+        closer.start()
+        closer.join(10)
+
+    pool._park_lock = _LockWithHook(pool._park_lock, close_now)  # type: ignore[assignment]
+    pool.putconn(conn)
+    assert pool.closed
+    assert pool._parked is None
+    assert conn.closed
+
+
 def test_the_async_pool_parks_and_serves_concurrent_callers(
         dsn: str, unique: Callable[..., str]) -> None:
     channel = unique("park-async")
@@ -169,3 +207,30 @@ def test_min_size_connections_are_open_once_the_client_is(dsn: str) -> None:
         assert asyncio.run(main()) == 4
         with pytest.raises(ValueError):
             SyncActaeClient(tagged, max_size=2, min_size=3)
+
+
+def test_a_connection_given_back_while_the_async_pool_closes_is_closed(
+        dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # close() gives the parked connection back to the pool (an await, made to yield here as
+    # a reset of the connection would); a connection given back by another task meanwhile
+    # must not be parked in the pool being closed.
+    give_back = psycopg_pool.AsyncConnectionPool.putconn
+
+    async def yielding_putconn(self: Any, conn: Any) -> None:
+        await asyncio.sleep(0)
+        await give_back(self, conn)
+
+    monkeypatch.setattr(psycopg_pool.AsyncConnectionPool, "putconn", yielding_putconn)
+
+    async def scenario() -> tuple[Any, ...]:
+        pool = _pool.AsyncParkingPool(dsn, min_size=2, max_size=2,
+                                      kwargs={"autocommit": True}, open=False)
+        await pool.open(wait=True)
+        first, second = await pool.getconn(), await pool.getconn()
+        await pool.putconn(first)  # parked
+        await asyncio.gather(pool.close(), pool.putconn(second))
+        return pool.closed, pool._parked, first.closed, second.closed
+
+    closed, parked, first_closed, second_closed = asyncio.run(scenario())
+    assert closed and parked is None
+    assert first_closed and second_closed
