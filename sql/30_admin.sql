@@ -37,6 +37,13 @@ begin
     perform actae._require(p_execution_id is null, 'execution_id');
     perform actae._check_text(p_reason, 'reason');
     v_channel_id := actae._execution_channel(p_channel_id, p_execution_id);
+    -- The channel's purge guard, shared (as claims take it): a purge deciding to delete the
+    -- channel skips it while this is uncommitted, and one that holds it makes this wait
+    -- (then the execution is gone: AC404). Without it, a retryable failure cancelled here
+    -- mid-purge kept its row while its channel was deleted.
+    if v_channel_id is not null then
+        perform pg_advisory_xact_lock_shared(1633907809, hashtext(v_channel_id));
+    end if;
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
     for update;
@@ -167,11 +174,12 @@ $$;
 
 -- actae.purge — delete what is past its lifetime, one bounded batch per call.
 -- Guarantees:
---   * A closed channel is deleted whole (executions, events, snapshots, operation ids and
---     the channel row, atomically) when closed_at and its last activity (last own event,
---     last claim, last finish) are older than older_than, none of its executions is
---     claimed or in_progress, and no other channel lists it in its lineage (a live fork, or
---     a fork's fork, still inherits its prefix). Ancestors become purgeable once their
+--   * A closed channel is deleted whole (executions, events, snapshots, operation ids, its
+--     run, annotations, LangGraph index rows and the channel row, atomically) when
+--     closed_at and its last activity (last own event, last claim, last finish, the end of
+--     its run) are older than older_than, none of its executions is claimed or in_progress,
+--     its run (if any) is over, and no other channel lists it in its lineage (a live fork,
+--     or a fork's fork, still inherits its prefix). Ancestors become purgeable once their
 --     forks are purged.
 --   * In a channel with a key lifetime (set_key_ttl), finished executions (not in flight)
 --     that finished more than key_ttl ago are deleted, except completed ones a live fork
@@ -260,6 +268,14 @@ begin
         get diagnostics v_count = row_count;
         v_done.operations := v_done.operations + v_count;
         v_budget := v_budget - v_count;
+        -- What lives beside the channel goes with it, so nothing of it shows up in a
+        -- channel created later under the same id (by any tenant): its finished run,
+        -- annotations and LangGraph index rows (the thread's mapping too).
+        delete from actae.runs as r where r.channel_id = v_channel.channel_id;
+        delete from actae.annotations as a where a.channel_id = v_channel.channel_id;
+        delete from actae.langgraph_writes as w where w.channel_id = v_channel.channel_id;
+        delete from actae.langgraph_checkpoints as k where k.channel_id = v_channel.channel_id;
+        delete from actae.langgraph_threads as t where t.channel_id = v_channel.channel_id;
         delete from actae.channels as c where c.channel_id = v_channel.channel_id;
         v_done.channels := v_done.channels + 1;
         v_budget := v_budget - 1;
@@ -326,8 +342,10 @@ end;
 $$;
 
 -- actae._purge_blocked — true when a closed channel must be kept for now: a channel lists
--- it in its lineage, one of its executions is in flight, or something happened in it at
--- or after p_cutoff (an own event recorded, an execution claimed or finished).
+-- it in its lineage, one of its executions is in flight, its run is not over (queued,
+-- running, sleeping or waiting: it would start again on an empty ledger and repeat its
+-- tool calls) or ended at or after p_cutoff, or something else happened in it at or after
+-- p_cutoff (an own event recorded, an execution claimed or finished).
 create or replace function actae._purge_blocked(
     p_channel actae.channels,
     p_cutoff timestamptz
@@ -350,6 +368,11 @@ begin
         where e.channel_id = p_channel.channel_id
             and e.cursor = p_channel.head_cursor
             and e.recorded_at >= p_cutoff
+    ) or exists (
+        select 1 from actae.runs as r
+        where r.channel_id = p_channel.channel_id
+            and (r.status not in ('completed', 'failed', 'cancelled')
+                or r.finished_at >= p_cutoff)
     );
 end;
 $$;
