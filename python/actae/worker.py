@@ -75,7 +75,15 @@ from actae import _json
 from actae._runtime import is_async
 from actae.client import ActaeClient
 from actae.context import Tool
-from actae.errors import ActaeError, LeaseLost, PermanentError, VersionConflict
+from actae.errors import (
+    ActaeError,
+    IdempotencyConflict,
+    InvalidInput,
+    LeaseLost,
+    NotFound,
+    PermanentError,
+    VersionConflict,
+)
 from actae.models import Execution
 from actae.runs import RunRecord, WaitResult
 
@@ -470,9 +478,12 @@ class Worker:
             await asyncio.sleep(interval)
             try:
                 row = await self.client.heartbeat_run(run.channel_id, run.claim_token)
-            except LeaseLost:
+            except (LeaseLost, IdempotencyConflict, NotFound):
+                # Taken over (AC423), or the run is over or gone (AC409 / AC404: e.g. a
+                # claimer ended it as cancelled while this worker was stalled past its
+                # lease): stop the agent, record nothing.
                 self.stats["lease_lost"] += 1
-                agent_task.cancel()  # taken over: stop, record nothing
+                agent_task.cancel()
                 return
             except (ActaeError, psycopg.Error, OSError) as exc:
                 log.warning("heartbeat of run %s failed (%s)", run.channel_id, exc)
@@ -509,7 +520,18 @@ class Worker:
             return
         try:
             if kind == "completed":
-                await self._complete(run, value)
+                try:
+                    await self._complete(run, value)
+                except (InvalidInput, TypeError, ValueError) as exc:
+                    # A result the run cannot store (over 1 MiB of JSON, or not JSON at
+                    # all): fail the run for good. Left unrecorded, its lease would lapse
+                    # and it would run again and again, past max_attempts.
+                    await self.client.fail_run(
+                        run.channel_id, run.claim_token,
+                        f"the agent's result could not be recorded: {exc}"[:16000],
+                        retryable=False)
+                    self.stats["failed"] += 1
+                    return
                 self.stats["completed"] += 1
             elif kind == "stopped" and run.cancel_requested:
                 await self.client.fail_run(run.channel_id, run.claim_token, "cancelled",

@@ -9,7 +9,7 @@ import functools
 import threading
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -374,3 +374,80 @@ def test_an_object_with_an_async_call_is_an_agent(dsn: str) -> None:
     assert worker.agents["obj"] is agent
     with pytest.raises(TypeError):
         worker.agent("sync-obj")(SyncAgent())  # type: ignore[arg-type]
+
+
+@_sync
+@pytest.mark.parametrize("result", ["x" * (2 << 20), object()], ids=["over 1 MiB", "not JSON"])
+async def test_a_result_that_cannot_be_recorded_fails_the_run_for_good(
+    dsn: str, unique: Callable[..., str], result: Any
+) -> None:
+    # Left unrecorded, the run's lease would lapse and it would run again and again.
+    queue = _queue(unique)
+    runs: list[int] = []
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, lease_seconds=1, poll_interval=0.1)
+
+        @worker.agent("odd")
+        async def odd(run: Run) -> Any:
+            runs.append(run.attempt)
+            return result
+
+        channel = unique("odd")
+        await client.start_run(channel, "odd", None, queue)
+        done = (await _with_worker(worker, lambda: _until(client, [channel], FINAL)))[0]
+        assert done.status == "failed" and done.failures == 1
+        assert done.error is not None and "could not be recorded" in done.error
+        assert runs == [1]
+
+
+@_sync
+async def test_a_run_ended_by_another_claimer_stops_its_stalled_agent(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    # The agent stalls its worker's loop past the lease while a cancellation is pending;
+    # another worker's claim ends the run as cancelled. When the loop runs again, the
+    # stalled worker's heartbeat is refused (the run is over, AC409): its agent must stop
+    # there, not go on with its work on a cancelled run.
+    queue = _queue(unique)
+    channel = unique("stalled")
+    steps: list[int] = []
+
+    def other_worker() -> None:
+        with SyncActaeClient(dsn, max_size=1) as other:
+            deadline = time.monotonic() + 20
+            while other.get_run(channel).status != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            run = other.get_run(channel)
+            assert run.lease_expires_at is not None
+            while other.get_run(channel).lease_expires_at == run.lease_expires_at and (
+                    datetime.now(UTC) < run.lease_expires_at + timedelta(milliseconds=200)):
+                time.sleep(0.05)
+            other.cancel_run(channel, "stop")
+            assert other.claim_run(queue, "other") is None  # ended as cancelled, not handed out
+
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, lease_seconds=2, poll_interval=0.1)
+
+        @worker.agent("stalls")
+        async def stalls(run: Run) -> None:
+            time.sleep(3.5)  # blocks the worker's loop: no heartbeat
+            for i in range(30):
+                await asyncio.sleep(0.1)
+                steps.append(i)
+
+        await client.start_run(channel, "stalls", None, queue)
+        thread = threading.Thread(target=other_worker)
+        thread.start()
+
+        async def body() -> RunRecord:
+            done = (await _until(client, [channel], FINAL))[0]
+            await asyncio.sleep(1.0)
+            return done
+
+        done = await _with_worker(worker, body)
+        thread.join(10)
+        assert done.status == "cancelled"
+        # Stopped at its first heartbeat after the stall (a third of the lease, about 7
+        # steps), not after all 30.
+        assert len(steps) < 15, steps
