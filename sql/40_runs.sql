@@ -22,7 +22,9 @@ as $$
 $$;
 
 -- actae.queue_topic — the topic on which a queue announces runs that become due now
--- (start_run, an awaited event); LISTEN on it to wake an idle worker.
+-- (start_run, an awaited event); LISTEN on it to wake an idle worker. The payload is
+-- empty: any role may LISTEN on any topic, and a queue name is shared by every tenant, so
+-- a notification says only that a run is due (the worker's claim_run finds which).
 create or replace function actae.queue_topic(
     p_queue text
 ) returns text
@@ -210,7 +212,7 @@ begin
     if found then
         -- Not into a NOTIFY queue over half full (see actae._append): workers poll too.
         if v_due <= v_now and pg_notification_queue_usage() < 0.5 then
-            perform pg_notify(actae._queue_topic(v_queue), p_channel_id);
+            perform pg_notify(actae._queue_topic(v_queue), '');
         end if;
         return actae._run_row(v_row, 'started', false);
     end if;
@@ -828,7 +830,7 @@ begin
         and r.wait_event_type = p_event_type and r.due_at > p_now
     returning r.queue into v_queue;
     if found and pg_notification_queue_usage() < 0.5 then
-        perform pg_notify(actae._queue_topic(v_queue), p_channel_id);
+        perform pg_notify(actae._queue_topic(v_queue), '');
     end if;
     update actae.channels as c set wake_event_type = null
     where c.channel_id = p_channel_id;
