@@ -63,6 +63,9 @@ $$;
 -- and p_create is false. A new one is named 'langgraph:<thread_id>[:<checkpoint_ns>]'
 -- when that fits and is free, else 'langgraph:<uuid>'. Creators of the same thread
 -- namespace take a transaction-scoped advisory lock on it, so they agree on one channel.
+-- A thread is one tenant's: a new namespace of a thread that has a namespace in a channel
+-- of another tenant is refused (AC404, as that channel is), so no tenant can add a
+-- namespace to (and so block a copy of, or a subgraph of) another tenant's thread.
 create or replace function actae._langgraph_channel(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -73,6 +76,7 @@ volatile
 as $$
 declare
     v_channel_id text;
+    v_roles oid [];
 begin
     select t.channel_id into v_channel_id from actae.langgraph_threads as t
     where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
@@ -87,6 +91,16 @@ begin
     where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
     if found then
         return v_channel_id;
+    end if;
+    -- Tenants from actae._member_of (null: a superuser, a member of all), not actae._owns
+    -- in the query: on Citus it runs on the shards as another role.
+    v_roles := actae._member_of();
+    select t.channel_id into v_channel_id from actae.langgraph_threads as t
+    inner join actae.channels as c on c.channel_id = t.channel_id
+    where t.thread_id = p_thread_id and v_roles is not null and not c.tenant = any(v_roles)
+    limit 1;
+    if found then
+        perform actae._no_channel(v_channel_id);
     end if;
     v_channel_id := 'langgraph:' || p_thread_id
         || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end;
