@@ -133,7 +133,9 @@ $$;
 -- belongs to (actae._caller_tenant()), once its quotas allow one more channel.
 -- Guarantees: for a tenant with a max_channels quota, creations are serialised per tenant
 -- (a transaction advisory lock) and counted exactly, so the quota is never exceeded, also
--- by concurrent creators; a channel that already exists is not counted again. A tenant
+-- by concurrent creators. A channel that already exists is not created again: its own
+-- tenant comes back, with nothing counted or checked (so a login in several tenants may
+-- use an existing channel of one of them; the caller's ownership check decides). A tenant
 -- without a quota row pays one primary-key probe.
 -- Raises: AC429 when the tenant has max_channels channels, or its measured bytes reached
 -- max_bytes; AC400 from actae._caller_tenant.
@@ -144,13 +146,17 @@ language plpgsql
 volatile
 as $$
 declare
-    v_tenant oid := actae._caller_tenant();
+    v_tenant oid;
     v_quota actae.quotas;
     v_count bigint;
 begin
+    select c.tenant into v_tenant from actae.channels as c where c.channel_id = p_channel_id;
+    if found then
+        return v_tenant;
+    end if;
+    v_tenant := actae._caller_tenant();
     select q.* into v_quota from actae.quotas as q where q.tenant = v_tenant;
-    if not found or (v_quota.max_channels is null and v_quota.max_bytes is null)
-        or exists (select from actae.channels as c where c.channel_id = p_channel_id) then
+    if not found or (v_quota.max_channels is null and v_quota.max_bytes is null) then
         return v_tenant;
     end if;
     if v_quota.used_bytes >= v_quota.max_bytes then
