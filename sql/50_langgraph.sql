@@ -118,7 +118,8 @@ end;
 $$;
 
 -- actae._langgraph_writes — the pending writes of a checkpoint as one JSON array of
--- [task_id, channel, value], in LangGraph's writes_sort_key order (task_path, task_id, idx).
+-- [task_id, channel, value], in LangGraph's writes_sort_key order (task_path, task_id, idx;
+-- text by code point, as Python compares it, whatever the database's collation).
 -- One row. LANGUAGE sql and set-returning, so a query that calls it in FROM gets it inlined.
 create or replace function actae._langgraph_writes(
     p_channel_id text,
@@ -129,7 +130,7 @@ stable
 as $$
     select coalesce(jsonb_agg(
         jsonb_build_array(w.task_id, e.payload -> 'channel', e.payload -> 'value')
-        order by e.payload ->> 'task_path', w.task_id, w.idx
+        order by (e.payload ->> 'task_path') collate "C", w.task_id collate "C", w.idx
     ), '[]'::jsonb)
     from actae.langgraph_writes as w
     inner join actae.events as e
@@ -594,18 +595,25 @@ begin
 end;
 $$;
 
+-- The signature before p_checkpoint_id was added (a call with the old argument list would
+-- otherwise match two functions).
+drop function if exists actae.langgraph_list(text, text, jsonb, text, integer);
+
 -- actae.langgraph_list — checkpoints newest first (checkpoint id descending), each with its
 -- pending writes: of one thread (all threads when p_thread_id is null), one namespace (all
 -- when p_checkpoint_ns is null), whose metadata contains p_filter (jsonb @>), with a
--- checkpoint id below p_before, at most p_limit of them (all when null). Only threads of
--- the caller's tenants (every thread for a caller in no tenant, a global auditor).
--- Raises: AC400 bad argument (p_filter not an object, p_limit not 1..1000000000).
+-- checkpoint id below p_before, the one checkpoint p_checkpoint_id when given (LangGraph's
+-- list of a config that names a checkpoint), at most p_limit of them (all when null; none
+-- for 0, as LangGraph's savers). Only threads of the caller's tenants (every thread for a
+-- caller in no tenant, a global auditor).
+-- Raises: AC400 bad argument (p_filter not an object, p_limit not 0..1000000000).
 create or replace function actae.langgraph_list(
     p_thread_id text default null,
     p_checkpoint_ns text default null,
     p_filter jsonb default null,
     p_before text default null,
-    p_limit integer default null
+    p_limit integer default null,
+    p_checkpoint_id text default null
 ) returns setof actae.langgraph_checkpoint_row
 language plpgsql
 stable
@@ -622,7 +630,7 @@ begin
     if p_filter is not null then
         perform actae._langgraph_check_object(p_filter, 'filter');
     end if;
-    perform actae._check_range(p_limit, 'limit', 1, 1000000000);
+    perform actae._check_range(p_limit, 'limit', 0, 1000000000);
     return query
     select
         l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.parent_checkpoint_id, b.checkpoint,
@@ -639,6 +647,7 @@ begin
             and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
             and (p_filter is null or k.metadata @> p_filter)
             and (p_before is null or k.checkpoint_id < p_before)
+            and (p_checkpoint_id is null or k.checkpoint_id = p_checkpoint_id)
             and (v_roles is null or exists (
                 select from actae.channels as c
                 where c.channel_id = t.channel_id and c.tenant = any(v_roles)

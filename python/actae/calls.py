@@ -816,7 +816,8 @@ LANGGRAPH_PUT_WRITES = _sql("langgraph_put_writes", "thread_id::text", "checkpoi
 LANGGRAPH_GET_TUPLE = _sql("langgraph_get_tuple", "thread_id::text", "checkpoint_ns::text",
                            "checkpoint_id::text")
 LANGGRAPH_LIST = _sql("langgraph_list", "thread_id::text", "checkpoint_ns::text",
-                      "filter::jsonb", "before::text", "limit::integer")
+                      "filter::jsonb", "before::text", "limit::integer",
+                      "checkpoint_id::text")
 LANGGRAPH_DELETE_THREAD = ("select actae.langgraph_delete_thread("
                            "p_thread_id => %(thread_id)s::text) as count")
 LANGGRAPH_COPY_THREAD = ("select actae.langgraph_copy_thread(p_source_thread_id =>"
@@ -879,12 +880,13 @@ def langgraph_get_tuple(
 def langgraph_list(
     thread_id: str | None, checkpoint_ns: str | None = None,
     filter: Mapping[str, Any] | None = None, before: str | None = None,
-    limit: int | None = None, *, conn: Any = None,
+    limit: int | None = None, checkpoint_id: str | None = None, *, conn: Any = None,
 ) -> Call[list[Row]]:
-    """Checkpoints newest first, filtered by thread, namespace, metadata and before."""
+    """Checkpoints newest first, filtered by thread, namespace, metadata, before and (when
+    given) one checkpoint id."""
     return Call(LANGGRAPH_LIST, {
         "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "filter": _json(filter),
-        "before": before, "limit": limit,
+        "before": before, "limit": limit, "checkpoint_id": checkpoint_id,
     }, _rows, conn, binary=True)
 
 

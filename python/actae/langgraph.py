@@ -166,6 +166,7 @@ class _Codec:
         return calls.langgraph_list(
             None if thread_id is None else str(thread_id), conf.get("checkpoint_ns"),
             filter or None, None if before is None else get_checkpoint_id(before), limit,
+            None if config is None else get_checkpoint_id(config),
         )
 
     def _tuple(self, row: Row) -> CheckpointTuple:
@@ -195,12 +196,15 @@ def _configurable(config: RunnableConfig) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> bool:
-    """Stored as plain JSON: None, bool, int, finite float, str without NUL."""
+    """Stored as plain JSON: None, bool, int, a float that jsonb gives back as a float, str
+    without NUL. jsonb keeps a number's digits, not its notation: 1e+16 comes back as
+    10000000000000000 (an int), and -0.0 as 0.0, so those floats (every float of 1e16 or
+    more, which JSON writes with a positive exponent) go through the serializer instead."""
     kind = cast("type[object]", type(value))
     if value is None or kind is bool or kind is int:
         return True
     if kind is float:
-        return math.isfinite(value)
+        return abs(value) < 1e16 and (value != 0 or math.copysign(1.0, value) > 0)
     return kind is str and "\x00" not in value
 
 

@@ -1456,10 +1456,10 @@ CREATE FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text
     AS $$ (body in sql/) $$;
 
 --
--- Name: langgraph_list(text, text, jsonb, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: langgraph_list(text, text, jsonb, text, integer, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae.langgraph_list(p_thread_id text DEFAULT NULL::text, p_checkpoint_ns text DEFAULT NULL::text, p_filter jsonb DEFAULT NULL::jsonb, p_before text DEFAULT NULL::text, p_limit integer DEFAULT NULL::integer) RETURNS SETOF actae.langgraph_checkpoint_row
+CREATE FUNCTION actae.langgraph_list(p_thread_id text DEFAULT NULL::text, p_checkpoint_ns text DEFAULT NULL::text, p_filter jsonb DEFAULT NULL::jsonb, p_before text DEFAULT NULL::text, p_limit integer DEFAULT NULL::integer, p_checkpoint_id text DEFAULT NULL::text) RETURNS SETOF actae.langgraph_checkpoint_row
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
@@ -3130,12 +3130,12 @@ GRANT ALL ON FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_n
 GRANT ALL ON FUNCTION actae.langgraph_get_tuple(p_thread_id text, p_checkpoint_ns text, p_checkpoint_id text) TO actae_auditor;
 
 --
--- Name: FUNCTION langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer, p_checkpoint_id text); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer) FROM PUBLIC;
-GRANT ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer) TO actae_agent;
-GRANT ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer) TO actae_auditor;
+REVOKE ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer, p_checkpoint_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer, p_checkpoint_id text) TO actae_agent;
+GRANT ALL ON FUNCTION actae.langgraph_list(p_thread_id text, p_checkpoint_ns text, p_filter jsonb, p_before text, p_limit integer, p_checkpoint_id text) TO actae_auditor;
 
 --
 -- Name: FUNCTION langgraph_prune(p_thread_ids text[], p_strategy text); Type: ACL; Schema: actae; Owner: -

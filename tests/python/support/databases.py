@@ -13,11 +13,12 @@ from actae.migrate import migrate
 
 
 @contextmanager
-def fresh_database(dsn: str, prefix: str = "actae_scratch") -> Iterator[str]:
-    """Create a database beside dsn's, apply Actae's migrations, yield its DSN, drop it."""
+def fresh_database(dsn: str, prefix: str = "actae_scratch", options: str = "") -> Iterator[str]:
+    """Create a database beside dsn's (with ``options``, e.g. its collation), apply Actae's
+    migrations, yield its DSN, drop it."""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(f'create database "{name}"')
+        admin.execute(f'create database "{name}" {options}'.rstrip())  # type: ignore[arg-type]
         try:
             scratch = make_conninfo(dsn, dbname=name)
             migrate(scratch)

@@ -1,9 +1,10 @@
 -- Checkpoints come newest first (checkpoint id descending); before keeps those with a
--- smaller id; limit bounds the count; each row has its pending writes.
+-- smaller id; limit bounds the count; checkpoint_id picks one; each row has its pending
+-- writes.
 begin;
 \ir ../helpers.psql
 \ir ../langgraph_helpers.psql
-select plan(5);
+select plan(7);
 
 select pg_temp.lg_put('tap-lg-list', '', 'cp-' || i, null, jsonb_build_object('step', i))
 from generate_series(1, 4) as i;
@@ -19,8 +20,12 @@ select is((select array_agg(checkpoint_id)
 select is((select pending_writes from actae.langgraph_list('tap-lg-list')
            where checkpoint_id = 'cp-2'), '[["task", "ch", {"value": 2}]]'::jsonb,
     'with pending writes');
-select throws_ok($$select * from actae.langgraph_list('tap-lg-list', null, null, null, 0)$$,
-    'AC400', null, 'limit 0 is AC400');
+select is((select array_agg(checkpoint_id) from actae.langgraph_list('tap-lg-list',
+    p_checkpoint_id => 'cp-3')), array['cp-3'], 'checkpoint_id: that one only');
+select is((select count(*) from actae.langgraph_list('tap-lg-list', null, null, null, 0)),
+    0::bigint, 'limit 0 lists nothing, as LangGraph''s savers');
+select throws_ok($$select * from actae.langgraph_list('tap-lg-list', null, null, null, -1)$$,
+    'AC400', null, 'a negative limit is AC400');
 
 select * from finish();
 rollback;
