@@ -104,6 +104,10 @@ begin
     end if;
 
     v_new_id := coalesce(p_new_channel_id, 'fork-' || gen_random_uuid());
+    -- The new channel's clock guard (actae._lock_channel's), so concurrent creators of the
+    -- same id (another fork, an append that creates it) take turns: the later one sees the
+    -- channel below (a replay, or AC409) instead of failing on its primary key (23505).
+    perform pg_advisory_xact_lock(1633907811, hashtext(v_new_id));
     select c.* into v_fork from actae.channels as c where c.channel_id = v_new_id for update;
     if found and not actae._owns(v_fork.tenant) then
         -- Another tenant's id: refused as an unknown channel is (no existence leak beyond
