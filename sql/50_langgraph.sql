@@ -190,6 +190,11 @@ as $$
 begin
     delete from actae.langgraph_writes as w where w.channel_id = p_channel_id;
     delete from actae.langgraph_checkpoints as k where k.channel_id = p_channel_id;
+    -- The channel's purge guard, exclusive (as purge takes it, but waiting): a claim in the
+    -- channel that is not committed yet (a durable tool starting) finishes first and its
+    -- row is deleted with the others, instead of committing into a deleted channel; later
+    -- claims wait for this transaction.
+    perform pg_advisory_xact_lock(1633907809, hashtext(p_channel_id));
     -- FOR UPDATE conflicts with fork_channel's lock on its source: no fork can start now.
     perform 1 from actae.channels as c where c.channel_id = p_channel_id for update;
     if not found then
@@ -755,8 +760,9 @@ $$;
 -- tool execution completed by the cut — every durable tool call of the checkpoint's step,
 -- since the next step starts after it ends — replays in the new thread; p_tool_policies is
 -- fork_channel's (replay, live or block per tool name).
--- Raises: AC400 bad argument, AC404 unknown thread or checkpoint, AC409 the new thread
--- already exists.
+-- Raises: AC400 bad argument, AC404 unknown thread or checkpoint (another tenant's thread
+-- is unknown: the same error, whether the checkpoint exists there or not), AC409 the new
+-- thread already exists.
 create or replace function actae.langgraph_fork_thread(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -780,9 +786,12 @@ begin
     perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
     perform actae._check_text(p_new_thread_id, 'new_thread_id', 1024);
     v_channel_id := actae._langgraph_channel(p_thread_id, p_checkpoint_ns, false);
-    select k.* into v_row from actae.langgraph_checkpoints as k
-    where k.channel_id = v_channel_id and k.checkpoint_id = p_checkpoint_id;
-    if not found then
+    -- Another tenant's thread is one without that checkpoint: the same error either way.
+    if v_channel_id is not null and actae._owns_channel(v_channel_id) then
+        select k.* into v_row from actae.langgraph_checkpoints as k
+        where k.channel_id = v_channel_id and k.checkpoint_id = p_checkpoint_id;
+    end if;
+    if v_row.checkpoint_id is null then
         perform actae._raise(
             'AC404',
             format('thread %s has no checkpoint %s in namespace %L', p_thread_id,
