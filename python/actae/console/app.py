@@ -121,8 +121,13 @@ def _json_object(params: Mapping[str, str], name: str) -> dict[str, Any] | None:
     return cast(dict[str, Any], parsed)  # a JSON object: its keys are strings
 
 
+def _id(params: Mapping[str, str], name: str) -> str | None:
+    """A channel id exactly as given (one may begin or end with spaces); None when empty."""
+    return params.get(name) or None
+
+
 def _required(params: Mapping[str, str], name: str) -> str:
-    value = _text(params, name)
+    value = _id(params, name)
     if value is None:
         raise InvalidInput(f"{name} is required")
     return value
@@ -151,7 +156,7 @@ def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
         p = request.query_params
         filters = {
             "status": _text(p, "status"), "agent": _text(p, "agent"), "tag": _text(p, "tag"),
-            "parent": _text(p, "parent"), "metadata": _text(p, "metadata"),
+            "parent": _id(p, "parent"), "metadata": _text(p, "metadata"),
             "created_after": _text(p, "created_after"),
             "created_before": _text(p, "created_before"),
         }
@@ -160,7 +165,7 @@ def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
             created_after=_time(p, "created_after"), created_before=_time(p, "created_before"),
             status=filters["status"], agent=filters["agent"], tag=filters["tag"],
             before_created_at=_time(p, "before_created_at"),
-            before_channel_id=_text(p, "before_channel_id"), max_rows=LIST_ROWS,
+            before_channel_id=_id(p, "before_channel_id"), max_rows=LIST_ROWS,
         )
         next_url = None
         if len(rows) == LIST_ROWS:

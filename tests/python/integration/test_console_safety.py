@@ -149,3 +149,15 @@ def test_bad_requests_are_clear(console: str) -> None:
     status, body = get(f"{console}/?metadata=[1]")
     assert status == 400 and "metadata must be a JSON object" in body
     assert get(f"{console}/channel?id=x&after=soon")[0] == 400
+
+
+def test_a_channel_id_is_taken_as_given(console: str, dsn: str,
+                                        unique: Callable[[str], str]) -> None:
+    # Channel ids may begin or end with spaces: "x " is not "x".
+    channel = unique("spaced")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        client.record_event(channel, "step", {"who": "bare"})
+        client.record_event(channel + " ", "step", {"who": "spaced"})
+    status, body = get(f"{console}/channel?id={channel}%20")
+    assert status == 200
+    assert "spaced" in body.replace(channel, "") and "bare" not in body
