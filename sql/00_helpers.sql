@@ -93,6 +93,28 @@ as $$
     select p_status in ('claimed', 'in_progress');
 $$;
 
+-- actae._not_read_committed — raise 0A000 for p_function run in a transaction that is not
+-- READ COMMITTED. A completion reads the channel clock after waiting for the channel's clock
+-- guard; under REPEATABLE READ or SERIALIZABLE its snapshot predates the wait, so a fork or
+-- append it waited for would not be seen and a fork could inherit a completion made after
+-- it. The caller tests the isolation level inline and calls this only to raise.
+create or replace function actae._not_read_committed(
+    p_function text
+) returns void
+language plpgsql
+stable
+as $$
+begin
+    perform actae._raise(
+        '0A000',
+        format('%s runs under READ COMMITTED only (this transaction is %s)', p_function,
+            upper(current_setting('transaction_isolation'))),
+        jsonb_build_object('function', p_function,
+            'transaction_isolation', current_setting('transaction_isolation'))
+    );
+end;
+$$;
+
 -- actae._raise — raise an Actae error.
 -- Guarantees: SQLSTATE is the given AC code, the message is one sentence, DETAIL is JSON.
 create or replace function actae._raise(

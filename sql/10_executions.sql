@@ -384,8 +384,8 @@ $$;
 -- behind the channel's clock guard, held shared until commit: see actae._lock_channel),
 -- which is what decides fork inheritance.
 -- Raises: AC400 bad argument, AC404 unknown execution (or another tenant's), AC423 token
--- is not current,
--- AC409 already failed, or already completed with a different result.
+-- is not current, AC409 already failed, or already completed with a different result,
+-- 0A000 in a transaction that is not READ COMMITTED (actae._not_read_committed).
 -- p_channel_id, when given, must be the execution's channel: every statement then reads
 -- that one channel (one shard on Citus; any other channel is AC404). Null: the channel is
 -- looked up by execution_id (on Citus, on every shard).
@@ -426,6 +426,9 @@ begin
     -- lock instead of FOR SHARE on the channel row: nothing is written to the channel's
     -- page (no WAL record, no full-page image after a checkpoint) and concurrent
     -- completions of one channel make no multixact.
+    if current_setting('transaction_isolation') <> 'read committed' then
+        perform actae._not_read_committed('complete_execution');
+    end if;
     perform pg_advisory_xact_lock_shared(1633907811, hashtext(v_channel_id));
     update actae.executions as e set
         status = 'completed',

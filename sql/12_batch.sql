@@ -191,7 +191,8 @@ $$;
 -- (one shard on Citus) and updates each row by its key in the common case. Null: each
 -- element is looked up by execution_id, one complete_execution at a time.
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
--- AC404, AC423 or AC409 (DETAIL names the element).
+-- AC404, AC423 or AC409 (DETAIL names the element); 0A000 in a transaction that is not
+-- READ COMMITTED (as complete_execution).
 create or replace function actae.complete_executions(
     p_execution_ids uuid[],
     p_claim_tokens uuid[],
@@ -247,6 +248,9 @@ begin
                 from unnest(p_execution_ids, p_claim_tokens, p_results)
                     as u (id, token, result)) then
             v_element := 1;
+            if current_setting('transaction_isolation') <> 'read committed' then
+                perform actae._not_read_committed('complete_executions');
+            end if;
             perform pg_advisory_xact_lock_shared(1633907811, hashtext(p_channel_id));
             v_now := actae._now();
             -- Read after the lock (a statement started after it): exact until commit.

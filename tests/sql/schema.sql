@@ -922,6 +922,14 @@ CREATE FUNCTION actae._no_channel(p_channel_id text) RETURNS void
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _not_read_committed(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._not_read_committed(p_function text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _owned_run(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2739,6 +2747,12 @@ REVOKE ALL ON FUNCTION actae._new_channel_tenant(p_channel_id text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._no_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _not_read_committed(p_function text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._not_read_committed(p_function text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _owned_run(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
