@@ -8,14 +8,7 @@ begin;
 \ir ../helpers.psql
 select plan(13);
 
-create role tap_c_ten nologin;
-create role tap_c_other nologin;
-grant actae_agent to tap_c_ten, tap_c_other;
-create role tap_c_login login;
-create role tap_c_other_login login;
-grant tap_c_ten to tap_c_login;
-grant tap_c_other to tap_c_other_login;
-grant execute on function pg_temp.error_of(text) to public;
+select pg_temp.two_tenants('tap_c_ten', 'tap_c_other', 'tap_c_login', 'tap_c_other_login');
 create temp table seen (what text, e jsonb);
 grant insert, select on seen to public;
 

@@ -5,14 +5,7 @@ begin;
 \ir ../helpers.psql
 select plan(8);
 
-create role t_ten_old nologin;
-create role t_ten_new nologin;
-grant actae_agent to t_ten_old, t_ten_new;
-create role t_old login;
-create role t_new login;
-grant t_ten_old to t_old;
-grant t_ten_new to t_new;
-grant execute on function pg_temp.error_of(text) to public;
+select pg_temp.two_tenants('t_ten_old', 't_ten_new', 't_old', 't_new');
 create temp table seen (what text, value jsonb);
 grant insert on seen to public;
 

@@ -5,14 +5,7 @@ begin;
 \ir ../helpers.psql
 select plan(4);
 
-create role t_bt_1 nologin;
-create role t_bt_2 nologin;
-grant actae_agent to t_bt_1, t_bt_2;
-create role t_bt_a1 login;
-create role t_bt_a2 login;
-grant t_bt_1 to t_bt_a1;
-grant t_bt_2 to t_bt_a2;
-grant execute on function pg_temp.error_of(text) to public;
+select pg_temp.two_tenants('t_bt_1', 't_bt_2', 't_bt_a1', 't_bt_a2');
 create temp table seen (what text, value jsonb);
 create temp table owned (n bigint, execution_id uuid, claim_token uuid);
 grant insert, select on seen, owned to public;

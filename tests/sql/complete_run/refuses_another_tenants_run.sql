@@ -8,14 +8,7 @@ begin;
 \ir ../run_helpers.psql
 select plan(7);
 
-create role t_rten_1 nologin;
-create role t_rten_2 nologin;
-grant actae_agent to t_rten_1, t_rten_2;
-create role t_ra1 login;
-create role t_ra2 login;
-grant t_rten_1 to t_ra1;
-grant t_rten_2 to t_ra2;
-grant execute on function pg_temp.error_of(text) to public;
+select pg_temp.two_tenants('t_rten_1', 't_rten_2', 't_ra1', 't_ra2');
 create temp table seen (what text, value jsonb);
 grant insert on seen to public;
 

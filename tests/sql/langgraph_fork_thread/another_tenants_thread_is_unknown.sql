@@ -6,14 +6,7 @@ begin;
 \ir ../langgraph_helpers.psql
 select plan(4);
 
-create role t_lgf_1 nologin;
-create role t_lgf_2 nologin;
-grant actae_agent to t_lgf_1, t_lgf_2;
-create role t_lgf_a1 login;
-create role t_lgf_a2 login;
-grant t_lgf_1 to t_lgf_a1;
-grant t_lgf_2 to t_lgf_a2;
-grant execute on function pg_temp.error_of(text) to public;
+select pg_temp.two_tenants('t_lgf_1', 't_lgf_2', 't_lgf_a1', 't_lgf_a2');
 grant execute on function pg_temp.lg_put(text, text, text, text, jsonb, jsonb) to public;
 create temp table seen (what text, value jsonb);
 grant insert, select on seen to public;

@@ -6,13 +6,7 @@ begin;
 \ir ../langgraph_helpers.psql
 select plan(8);
 
-create role t_lg_ten_a nologin;
-create role t_lg_ten_b nologin;
-grant actae_agent to t_lg_ten_a, t_lg_ten_b;
-create role t_lg_a login;
-create role t_lg_b login;
-grant t_lg_ten_a to t_lg_a;
-grant t_lg_ten_b to t_lg_b;
+select pg_temp.two_tenants('t_lg_ten_a', 't_lg_ten_b', 't_lg_a', 't_lg_b');
 grant execute on all functions in schema pg_temp to public;
 create temp table counted (what text, n integer);
 grant insert on counted to public;
