@@ -619,7 +619,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   the one before (the same bare primary-key read cost 40.6 us of backend CPU against 33.9),
   and rows no change touched moved with it: SyncActaeClient claim+complete 0.91x -> 0.87x of
   bare psycopg, the psycopg batch 4.50x -> 4.00x, 1 KB transitions at c = 32 1.22x -> 1.16x.
-- **Changed on 2026-12-06** (this run measures them):
+- **Changed on 2026-12-06** (first measured by the run of 02:55-03:44 UTC; this run
+  measures them too):
   - record_event, list_completed, start_run and complete_run check their arguments in one
     inline condition, as claim_execution and transition_state already did; the helpers run
     (in the same order, for the documented error) only when it fails. Backend CPU per call,
@@ -650,21 +651,42 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   - Section 2b takes 9 rounds of 1 200 operations per contender (7 of 400 before: rounds
     of about 0.2 s, short enough for one burst on this shared machine to move a ratio by
     0.05).
-  This run's machine was busier than the last report's (the bare primary-key read cost
-  63.5 us of backend CPU against 40.6, the bare claim, tool, complete cycle 662 us against
-  437), and it met 26 targets against that report's 29; rows no change touched moved with
-  it (three of the four parallel-call rows 3.7-3.9x against 4.0-5.0x, ActaeClient 0.86x
-  against 0.94x of bare async psycopg).
+  The run of 02:55 ran on a busier machine than the one before it (the bare primary-key
+  read cost 63.5 us of backend CPU against 40.6) and met 26 targets against 29.
+- **Changed on 2026-12-06, second pass** (fixes after three reviews of the code, each with a
+  test; this run measures the code with them):
+  - complete_execution and complete_executions test the isolation level inline and refuse
+    any but READ COMMITTED (0A000): about 0.15 us per call (200 000 evaluations in PL/pgSQL
+    took 36 ms against 7 ms for an integer comparison). Creating a channel reads its row
+    once more (`_new_channel_tenant` returns an existing channel's tenant first). Queue
+    notifications carry no payload. purge, cancel_execution, fork_channel and the LangGraph
+    saver's delete_thread, list, fork_thread and pending-write order changed for
+    correctness; none of them is on a measured path but the saver's reads (one `collate
+    "C"` sort key).
+  - The LangGraph saver per step, profiled (docs/bench/langgraph_saver.md has the rows; no
+    target is on them): aput + aput_writes of two writes, 1 KB, synchronous_commit off,
+    one connection, 5 rounds of 500 steps. The server spends 510-530 us in
+    `langgraph_put` and about 600 us in `langgraph_put_writes`, against 230-300 us for
+    AsyncPostgresSaver's whole step; the client spends 530-680 us against its 930-1 010.
+    Actae writes each checkpoint as a hash-chained event with a state snapshot and each
+    write as an event with its operation id: three events, a snapshot, three index rows and
+    the channel row per step; `track_functions` gives `_append` 88 us of its own time per
+    event. A set-based `langgraph_put_writes` (one INSERT per table for all the writes, a
+    window query to decide which are new) cost 943 us per call against 599: its statements
+    are planned on every call. Not kept.
+  This run met 28 targets (26 in the run of 02:55): the driver rows moved above 0.9x
+  (0.91x, 0.92x) and run_tools to 4.70x, the batch rows of psycopg and the driver just below
+  4x (3.97x, 3.95x); the transitions rows fell (0.72-1.12x against 0.73-1.09x) on a machine
+  whose bare primary-key read cost 48 us of backend CPU.
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
-    is 2.22x the hand-written Python rows in this run (the table shows it beside each
+    is 2.18x the hand-written Python rows in this run (the table shows it beside each
     ratio).
   - Replay CPU within 1.3x of a bare primary-key read: a SECURITY DEFINER function with a
     pinned search_path that only does that read costs about 1.3x already (the floor item
-    above); the replay was at 1.39x and 1.51x in the two reports before this one and is
-    1.53x in this run, on a busier machine (its replay path changed by one text comparison,
-    within noise in an A/B).
+    above); the replay was at 1.51x and 1.53x in the two reports before this one and is
+    1.42x in this run (68 / 48 us).
   - 64 KB transitions at 1.2x LangGraph: PostgreSQL 15 parses the 64 KB of JSON a
     character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
     where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
@@ -674,15 +696,15 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     step ran; at c = 1 each commit is a WAL flush.
   - A replay at 1.2x the peers' raw replays at c = 1: in the server-CPU loop of section 4
     (one connection, prepared, c = 1) the bare primary-key read of the replayed row itself
-    is 4 927 calls/s against Absurd's raw replay at 4 341 and pgtask's at 4 413 (1.13x,
-    1.12x): at one client the round trip, not the server's work, sets the rate. Actae's
-    replay is 4 330 there.
+    is 6 388 calls/s against Absurd's raw replay at 6 071 and pgtask's at 5 658 (1.05x,
+    1.13x): at one client the round trip, not the server's work, sets the rate. Actae's
+    replay is 6 385 there.
   - SyncActaeClient.run_tool at 0.85x bare psycopg: a sync tool runs in a worker thread,
     so run_tool can return at once when the execution is cancelled or its lease lost even
     if the tool ignores `ctx.should_stop()`. Handing a tool that returns at once to that
     thread and back costs 48 us of client CPU and 63 us of wall time on its own (20 000
-    hand-offs, measured alone), a tenth of the bare cycle (1 512/s here, 662 us): with the
-    driver's own claim+complete cost (0.87x) the budget of 0.85x is spent before the
+    hand-offs, measured alone), a tenth of the bare cycle (1 705/s here, 587 us): with the
+    driver's own claim+complete cost (0.91x) the budget of 0.85x is nearly spent before the
     thread. Running the tool in the caller's thread saves it but changes what a stopped tool
     means; that was not done.
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
