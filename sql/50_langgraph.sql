@@ -456,8 +456,10 @@ $$;
 -- 'langgraph.write' of the thread namespace's channel, all in one transaction. The
 -- checkpoint need not be stored yet (LangGraph saves a step's writes in the background).
 -- Guarantees: a regular write (idx >= 0) is recorded once per (checkpoint_id, task_id,
--- idx), under operation_id 'write:<checkpoint_id>:<task_id>:<idx>': a retry records
--- nothing, and the first value stays (as LangGraph's own savers do). A special write
+-- idx), under operation_id 'write:<checkpoint_id>:<task_id>:<idx>' ('write:' and the JSON
+-- array [checkpoint_id, task_id, idx] for a checkpoint id with a ':', so no two writes
+-- share one): a retry records nothing, and the first value stays (as LangGraph's own
+-- savers do). A special write
 -- (idx < 0: error, interrupt, resume, scheduled) keeps its latest value: a changed value is
 -- recorded as a new event that replaces it; the same value again records nothing.
 -- Returns the number of events recorded.
@@ -522,7 +524,12 @@ begin
         where w.channel_id = v_channel.channel_id and w.checkpoint_id = p_checkpoint_id
             and w.task_id = p_task_id and w.idx = v_idx;
         if v_idx >= 0 then
-            v_operation_id := 'write:' || p_checkpoint_id || ':' || p_task_id || ':' || v_idx;
+            -- Unambiguous as long as the checkpoint id has no ':' (LangGraph's never do);
+            -- one that has gets the JSON form, so ('a:b', 'c') and ('a', 'b:c') differ.
+            v_operation_id := 'write:' || case when strpos(p_checkpoint_id, ':') = 0
+                then p_checkpoint_id || ':' || p_task_id || ':' || v_idx
+                else jsonb_build_array(p_checkpoint_id, p_task_id, v_idx)::text
+            end;
             continue when v_found.cursor is not null or exists (
                 select 1 from actae.operations as o
                 where o.channel_id = v_channel.channel_id and o.operation_id = v_operation_id
