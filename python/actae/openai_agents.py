@@ -164,7 +164,12 @@ class ActaeRun:
                 with running(actx):
                     return to_jsonable_python(await invoke(ctx, raw))
 
-            decoded: Any = json.loads(raw) if raw else {}
+            try:
+                decoded: Any = json.loads(raw) if raw else {}
+            except ValueError:
+                # Arguments that are not JSON: the SDK's own invoker answers the model with a
+                # tool error (the tool does not run), so there is nothing to make durable.
+                return await invoke(ctx, raw)
             params: dict[str, Any] = (  # a JSON object's keys are strings
                 cast(dict[str, Any], decoded) if isinstance(decoded, dict) else {"args": decoded})
             return await run.client.run_tool(

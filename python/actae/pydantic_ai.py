@@ -87,8 +87,8 @@ class ReplayDiverged(UserError):
 
 
 def _digest(messages: Sequence[Any]) -> str:
-    """A fingerprint of what the model is asked: text, tool calls and tool results, not
-    timestamps or ids the framework generates afresh on every run."""
+    """A fingerprint of what the model is asked: text, instructions, tool calls and tool
+    results, not timestamps or ids the framework generates afresh on every run."""
 
     def parts(message: Any) -> list[Any]:
         out: list[Any] = []
@@ -100,7 +100,13 @@ def _digest(messages: Sequence[Any]) -> str:
                 out.append([kind, part.tool_name, part.tool_call_id])
         return out
 
-    text = json.dumps([parts(m) for m in messages], sort_keys=True, default=str)
+    def request(message: Any) -> list[Any]:
+        # A request's instructions (Agent(instructions=...)) are part of what is asked; only
+        # when there are some, so conversations without them keep the digest they had.
+        instructions = getattr(message, "instructions", None)
+        return parts(message) + ([["instructions", instructions]] if instructions else [])
+
+    text = json.dumps([request(m) for m in messages], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -234,3 +234,33 @@ def test_streamed_runs_are_recorded_and_replayed(dsn: str, unique: Callable[...,
     assert model.calls == 2  # the second, streamed run replayed both turns
     assert runs == ["7"]
     assert "raw_response_event" in kinds[1] and "run_item_stream_event" in kinds[1]
+
+
+def test_arguments_that_are_not_json_go_back_to_the_model(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    # As without Actae: the SDK answers the model with a tool error (the tool does not run),
+    # instead of the run failing with the JSON decoder's error.
+    ran: list[int] = []
+
+    @function_tool
+    def add(a: int, b: int) -> int:
+        ran.append(a + b)
+        return a + b
+
+    def script(items: list[Any]) -> Any:
+        if outputs(items):
+            return message(f"got: {outputs(items)[-1]}")
+        return ResponseFunctionToolCall(type="function_call", id="fc_1", call_id="call_1",
+                                        name="add", arguments='{"a": 2, "b": ',
+                                        status="completed")
+
+    agent = Agent(name="adder", model=FakeModel(script), tools=[add])
+
+    async def scenario() -> Any:
+        async with ActaeClient(dsn, max_size=2) as client:
+            return (await ActaeRun(client, unique("oa-badjson")).run(agent, "2+3?")).final_output
+
+    answer = run(scenario())
+    assert answer.startswith("got: ") and "error" in answer.lower()
+    assert ran == []

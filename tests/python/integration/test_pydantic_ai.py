@@ -190,3 +190,31 @@ def test_streamed_turns_are_recorded_and_replayed(dsn: str, unique: Callable[...
     assert run(scenario()) == ["It is sunny.", "It is sunny."]
     assert len(streams) == 2  # the second run replayed both streamed turns
     assert tool_runs == ["Paris"]
+
+
+def test_changed_instructions_on_resume_raise(dsn: str, unique: Callable[..., str]) -> None:
+    # Instructions are part of what the model is asked, as a system prompt is: a run resumed
+    # under other instructions must not replay answers given under the first ones.
+    calls: list[str | None] = []
+
+    def respond(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        calls.append(messages[-1].instructions)
+        return ModelResponse(parts=[TextPart(f"under {messages[-1].instructions}")])
+
+    async def scenario() -> tuple[str, str]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("pai-instr")
+
+            def agent(instructions: str) -> Agent[None, str]:
+                return Agent(FunctionModel(respond), instructions=instructions,
+                             capabilities=[ActaeDurability(client)])
+
+            first = (await agent("Today is Monday").run("what day?", run_id=run_id)).output
+            again = (await agent("Today is Monday").run("what day?", run_id=run_id)).output
+            with pytest.raises(ReplayDiverged, match="turn 1"):
+                await agent("Today is Tuesday").run("what day?", run_id=run_id)
+            return first, again
+
+    first, again = run(scenario())
+    assert first == again == "under Today is Monday"
+    assert calls == ["Today is Monday"], "the same instructions replay; others raise"
