@@ -34,13 +34,14 @@ event; a replayed turn arrives as that one event.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
 
-from agents import Agent, FunctionTool, ModelResponse, RunConfig, Runner, Usage
+from agents import Agent, FunctionTool, Handoff, ModelResponse, RunConfig, Runner, Usage
 from agents.items import TResponseOutputItem
 from agents.models.interface import Model, ModelTracing
 from agents.tool_context import ToolContext as SdkToolContext
@@ -148,9 +149,24 @@ class ActaeRun:
                             tools=[self.tool(t) for t in agent.tools])
         self._agents[id(agent)] = clone
         clone.handoffs = [
-            self.agent(h, config) if isinstance(h, Agent) else h for h in agent.handoffs
+            self.agent(h, config) if isinstance(h, Agent) else self.handoff(h, config)
+            for h in agent.handoffs
         ]
         return clone
+
+    def handoff(self, handoff: Handoff[Any, Any], run_config: RunConfig | None = None,
+                ) -> Handoff[Any, Any]:
+        """A copy of a ``handoff(...)`` object whose target agent is made durable too, when
+        the runner invokes it (``agent``)."""
+        invoke = handoff.on_invoke_handoff
+        run = self
+
+        async def on_invoke_handoff(ctx: Any, raw: str) -> Agent[Any]:
+            return run.agent(await invoke(ctx, raw), run_config)
+
+        durable = copy.copy(handoff)  # every field, the ones the constructor does not take too
+        durable.on_invoke_handoff = on_invoke_handoff
+        return durable
 
     def tool(self, tool: Any) -> Any:
         """A copy of a FunctionTool whose calls run through run_tool (other tools as they are)."""

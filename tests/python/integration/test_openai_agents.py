@@ -12,7 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agents import Agent, ModelResponse, Usage, function_tool, set_tracing_disabled
+from agents import (
+    Agent,
+    ModelResponse,
+    Usage,
+    function_tool,
+    handoff,
+    set_tracing_disabled,
+)
 from agents.models.interface import Model
 from openai.types.responses import (
     Response,
@@ -133,7 +140,10 @@ def test_other_input_on_resume_raises(dsn: str, unique: Callable[..., str]) -> N
     assert model.calls == 1
 
 
-def test_handoff_target_is_durable_too(dsn: str, unique: Callable[..., str]) -> None:
+@pytest.mark.parametrize("as_object", [False, True], ids=["agent", "handoff()"])
+def test_handoff_target_is_durable_too(dsn: str, unique: Callable[..., str],
+                                       as_object: bool) -> None:
+    # A target listed as the agent itself, or through a handoff(...) object.
     refunds: list[str] = []
 
     @function_tool
@@ -145,7 +155,8 @@ def test_handoff_target_is_durable_too(dsn: str, unique: Callable[..., str]) -> 
                                  else tool_call("refund", {"order_id": "9"}, "call_r"))
     specialist = Agent(name="refunds", model=specialist_model, tools=[refund])
     triage_model = FakeModel(lambda items: tool_call("transfer_to_refunds", {}, "call_h"))
-    triage = Agent(name="triage", model=triage_model, handoffs=[specialist])
+    triage = Agent(name="triage", model=triage_model,
+                   handoffs=[handoff(specialist) if as_object else specialist])
 
     async def scenario() -> list[str]:
         async with ActaeClient(dsn, max_size=2) as client:
