@@ -43,6 +43,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, cast
 
+from pydantic import TypeAdapter
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.capabilities.abstract import (
     ValidatedToolArgs,
@@ -56,7 +57,12 @@ from pydantic_ai.exceptions import (
     ToolRetryError,
     UserError,
 )
-from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse, ToolCallPart
+from pydantic_ai.messages import (
+    ModelMessagesTypeAdapter,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturn,
+)
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_core import to_jsonable_python
@@ -74,6 +80,11 @@ MODEL_EVENT = "pydantic_ai.model_response"
 _OUTCOMES: dict[str, type[Exception]] = {
     "__actae_model_retry__": ModelRetry, "__actae_tool_failed__": ToolFailed,
 }
+#: a tool's ToolReturn (a value plus content for the model, e.g. an image) is recorded as
+#: {mark: its JSON form} and rebuilt, live and on replay, so the model sees what it would
+#: see without Actae, not a dict.
+_TOOL_RETURN = "__actae_tool_return__"
+_TOOL_RETURNS: TypeAdapter[ToolReturn[Any]] = TypeAdapter(ToolReturn)
 
 
 def turn_operation(run_step: int) -> str:
@@ -200,7 +211,11 @@ class ActaeDurability(AbstractCapability[Any]):
         async def body(actx: ToolContext) -> Any:
             try:
                 with running(actx):
-                    return to_jsonable_python(await handler(args))
+                    value = await handler(args)
+                if isinstance(value, ToolReturn):
+                    returned = cast("ToolReturn[Any]", value)
+                    return {_TOOL_RETURN: _TOOL_RETURNS.dump_python(returned, mode="json")}
+                return to_jsonable_python(value)
             except (ToolRetryError, ToolFailedError) as error:  # outcomes the model sees
                 cause = error.__cause__
                 for mark, kind in _OUTCOMES.items():
@@ -221,4 +236,6 @@ class ActaeDurability(AbstractCapability[Any]):
                 raise raised[0]  # this run raised it: as the framework raised it
             mark, message = next(iter(stored.items()))
             raise _OUTCOMES[mark](message)  # a replay: the framework converts it as before
+        if stored is not None and len(stored) == 1 and _TOOL_RETURN in stored:
+            return _TOOL_RETURNS.validate_python(stored[_TOOL_RETURN])
         return result

@@ -12,12 +12,15 @@ from typing import Any
 import pytest
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import (
+    BinaryContent,
     ModelMessage,
     ModelResponse,
     RetryPromptPart,
     TextPart,
     ToolCallPart,
+    ToolReturn,
     ToolReturnPart,
+    UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
@@ -218,3 +221,50 @@ def test_changed_instructions_on_resume_raise(dsn: str, unique: Callable[..., st
     first, again = run(scenario())
     assert first == again == "under Today is Monday"
     assert calls == ["Today is Monday"], "the same instructions replay; others raise"
+
+
+def test_a_tool_return_reaches_the_model_as_without_actae(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    # ToolReturn: the value goes back as the tool's return, its content (text and an image
+    # here) as a user prompt; recorded and replayed, not flattened to a dict.
+    image = BinaryContent(data=b"\x89PNG\x00", media_type="image/png")
+    ran: list[str] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if not any(isinstance(p, ToolReturnPart) for m in messages for p in m.parts):
+            return ModelResponse(parts=[ToolCallPart("look", {"q": "x"}, tool_call_id="c1")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    def agent(capabilities: list[Any]) -> Agent[None, str]:
+        made = Agent(FunctionModel(respond), capabilities=capabilities)
+
+        @made.tool_plain
+        def look(q: str) -> ToolReturn:
+            ran.append(q)
+            return ToolReturn(return_value="ok", content=["see this", image])
+
+        return made
+
+    def shown(messages: list[ModelMessage]) -> tuple[Any, list[Any]]:
+        """The tool's return as the model got it, and the user prompts after the first."""
+        parts = [p for m in messages for p in m.parts]
+        returned = [p.content for p in parts if isinstance(p, ToolReturnPart)]
+        prompts = [[(c.media_type, c.data) if isinstance(c, BinaryContent) else c
+                    for c in p.content] for p in parts
+                   if isinstance(p, UserPromptPart) and not isinstance(p.content, str)]
+        return returned, prompts
+
+    async def scenario() -> list[tuple[Any, list[Any]]]:
+        out = [shown((await agent([]).run("go")).all_messages())]
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("pai-toolreturn")
+            for _ in range(2):  # live, then replayed
+                result = await agent([ActaeDurability(client)]).run("go", run_id=run_id)
+                out.append(shown(result.all_messages()))
+        return out
+
+    plain, live, replayed = run(scenario())
+    assert plain == (["ok"], [["see this", ("image/png", b"\x89PNG\x00")]])
+    assert live == replayed == plain
+    assert ran == ["x", "x"], "once without Actae, once durable (then replayed)"
