@@ -268,14 +268,7 @@ begin
         get diagnostics v_count = row_count;
         v_done.operations := v_done.operations + v_count;
         v_budget := v_budget - v_count;
-        -- What lives beside the channel goes with it, so nothing of it shows up in a
-        -- channel created later under the same id (by any tenant): its finished run,
-        -- annotations and LangGraph index rows (the thread's mapping too).
-        delete from actae.runs as r where r.channel_id = v_channel.channel_id;
-        delete from actae.annotations as a where a.channel_id = v_channel.channel_id;
-        delete from actae.langgraph_writes as w where w.channel_id = v_channel.channel_id;
-        delete from actae.langgraph_checkpoints as k where k.channel_id = v_channel.channel_id;
-        delete from actae.langgraph_threads as t where t.channel_id = v_channel.channel_id;
+        perform actae._delete_beside_channel(v_channel.channel_id);
         delete from actae.channels as c where c.channel_id = v_channel.channel_id;
         v_done.channels := v_done.channels + 1;
         v_budget := v_budget - 1;
@@ -338,6 +331,25 @@ begin
 
     v_done.more := v_budget <= 0;
     return v_done;
+end;
+$$;
+
+-- actae._delete_beside_channel — delete what lives beside channel p_channel_id, for a caller
+-- about to delete the channel row (actae.purge, actae._langgraph_drop_channel): its run,
+-- annotations and LangGraph index rows (the thread's mapping too), so nothing of it shows
+-- up in a channel created later under the same id, by any tenant.
+create or replace function actae._delete_beside_channel(
+    p_channel_id text
+) returns void
+language plpgsql
+volatile
+as $$
+begin
+    delete from actae.runs as r where r.channel_id = p_channel_id;
+    delete from actae.annotations as a where a.channel_id = p_channel_id;
+    delete from actae.langgraph_writes as w where w.channel_id = p_channel_id;
+    delete from actae.langgraph_checkpoints as k where k.channel_id = p_channel_id;
+    delete from actae.langgraph_threads as t where t.channel_id = p_channel_id;
 end;
 $$;
 

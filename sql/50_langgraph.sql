@@ -179,9 +179,9 @@ $$;
 
 -- actae._langgraph_drop_channel — forget a thread namespace's channel: its index rows go;
 -- the channel itself (events, snapshots, operations, executions, its run and annotations)
--- is deleted, unless a fork
--- inherits from it (a copied or forked thread), in which case it is closed and purge
--- deletes it once nothing inherits from it any more. The caller removed the mapping.
+-- is deleted, unless a fork inherits from it (a copied or forked thread), in which case it
+-- is closed and purge deletes it once nothing inherits from it any more. The caller
+-- removed the mapping.
 create or replace function actae._langgraph_drop_channel(
     p_channel_id text
 ) returns void
@@ -215,8 +215,7 @@ begin
     delete from actae.operations as o where o.channel_id = p_channel_id;
     -- What lives beside the channel goes too (as in actae.purge): the thread started
     -- afresh under the same channel id must not show the old annotations or run.
-    delete from actae.runs as r where r.channel_id = p_channel_id;
-    delete from actae.annotations as a where a.channel_id = p_channel_id;
+    perform actae._delete_beside_channel(p_channel_id);
     delete from actae.channels as c where c.channel_id = p_channel_id;
 end;
 $$;

@@ -608,6 +608,14 @@ CREATE FUNCTION actae._claim_channel(p_channel_id text) RETURNS actae.channels
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _delete_beside_channel(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._delete_beside_channel(p_channel_id text) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _run_state_check(text, text, timestamp with time zone, uuid, text, timestamp with time zone, integer, text, text, text, jsonb, text, timestamp with time zone, bigint, integer, integer, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2399,6 +2407,12 @@ REVOKE ALL ON FUNCTION actae._check_watch_cap(p_channel actae.channels, p_now ti
 --
 
 REVOKE ALL ON FUNCTION actae._claim_channel(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _delete_beside_channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._delete_beside_channel(p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _run_state_check(p_status text, p_wake_reason text, p_due_at timestamp with time zone, p_claim_token uuid, p_worker text, p_lease_expires_at timestamp with time zone, p_lease_seconds integer, p_sleep_key text, p_wait_key text, p_wait_event_type text, p_result jsonb, p_error text, p_finished_at timestamp with time zone, p_fence bigint, p_attempt integer, p_failures integer, p_max_attempts integer); Type: ACL; Schema: actae; Owner: -
