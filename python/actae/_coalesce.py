@@ -74,7 +74,7 @@ def _nothing_ready() -> bool:
     ready = getattr(asyncio.get_running_loop(), "_ready", None)
     # tuple() copies the queue in one C call: another thread's call_soon_threadsafe (a sync
     # tool ending) cannot append to it halfway, as it could between a generator's steps.
-    return ready is not None and all(handle.cancelled() for handle in tuple(ready))
+    return ready is not None and (not ready or all(h.cancelled() for h in tuple(ready)))
 
 
 class Coalescer:

@@ -107,10 +107,12 @@ def is_async(fn: object) -> bool:
 
 
 def _task_outcome(task: asyncio.Future[Any]) -> Outcome:
+    """The outcome of a finished Running.future: its result is the tool's Outcome (a task
+    ends with an exception only for a BaseException that stops the loop anyway)."""
     if task.cancelled():
         return Raised(asyncio.CancelledError())
     error = task.exception()
-    return Raised(error) if error is not None else Returned(task.result())
+    return Raised(error) if error is not None else task.result()  # type: ignore[no-any-return]
 
 
 def retrieve(task: asyncio.Future[Any]) -> None:
@@ -131,6 +133,8 @@ class Running:
         self.future: asyncio.Future[Any]
         #: a sync tool's thread: its outcome is known there before it reaches the loop
         self.thread: ThreadRun | None = None
+        #: an async tool's task has had its first loop round (the first Wait gives it one)
+        self.started = False
 
     def wake(self, *_: object) -> None:
         for waiter in self.waiters:
@@ -149,9 +153,16 @@ class Running:
             timer.cancel()
 
 
-async def _tool(coroutine: Awaitable[Any], running: Running) -> Any:
+async def _tool(coroutine: Awaitable[Any], running: Running) -> Outcome:
+    # The outcome is the task's result, not its exception: nothing is left to retrieve when
+    # the plan abandons the tool, so the task needs no done callback (and the loop no round
+    # to run one). A cancellation stays a cancellation.
     try:
-        return await coroutine
+        return Returned(await coroutine)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - handed to the plan, which decides
+        return Raised(exc)
     finally:
         running.wake()
 
@@ -160,17 +171,14 @@ async def _astart(step: Start) -> Running:
     fn, ctx = step.fn, step.ctx
     running = Running(asyncio.get_running_loop(), ctx)
     if is_async(fn):
-        running.future = asyncio.ensure_future(_tool(fn(ctx), running))
+        running.future = running.loop.create_task(_tool(fn(ctx), running))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop
         finished = running.future = running.loop.create_future()
 
         def settle(outcome: Outcome) -> None:
             if finished.done():
                 return  # stopped: nobody waits for it any more
-            if isinstance(outcome, Returned):
-                finished.set_result(outcome.value)
-            else:
-                finished.set_exception(outcome.error)
+            finished.set_result(outcome)
             running.wake()
 
         def hand_back(outcome: Outcome) -> None:
@@ -178,20 +186,24 @@ async def _astart(step: Start) -> Running:
                 running.loop.call_soon_threadsafe(settle, outcome)
 
         running.thread = ThreadRun(fn, ctx, hand_back)
-    running.future.add_done_callback(retrieve)
-    running.future.add_done_callback(running.wake)  # cancelled before it ever ran
     return running
 
 
 async def _await_tool(step: Wait) -> Outcome | None:
     running: Running = step.handle
     task = running.future
-    if not task.done():
-        try:
+    try:
+        if not task.done() and running.thread is None and not running.started:
+            # One loop round first: an async tool's first step runs in it (its task was
+            # scheduled before this), and a tool that finishes there is read without a
+            # waiter, a timer and the round its wake-up takes.
+            running.started = True
+            await asyncio.sleep(0)
+        if not task.done():
             await running.wait(step.timeout)
-        except asyncio.CancelledError:
-            stop_started([running])  # the caller was cancelled: do not leave the tool running
-            raise
+    except asyncio.CancelledError:
+        stop_started([running])  # the caller was cancelled: do not leave the tool running
+        raise
     return _task_outcome(task) if task.done() else None
 
 

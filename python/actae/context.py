@@ -13,7 +13,6 @@ answer and silently turn ``live`` into ``replay``. Forbid a tool in a fork with 
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,13 +59,15 @@ class ToolContext:
     ambiguous: bool
     #: for a compensating tool: the completed execution being compensated.
     original: Execution | None = None
-    _stop: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
+    # A plain flag: it only ever turns true, and reading or writing one attribute is atomic
+    # across threads (a threading.Event per call cost more than the flag's one use).
+    _stop: bool = field(default=False, init=False, repr=False, compare=False)
 
     def should_stop(self) -> bool:
         """True once run_tool has stopped waiting for this tool (cancelled or lease lost);
         a long sync tool can poll it and return early."""
-        return self._stop.is_set()
+        return self._stop
 
     def request_stop(self) -> None:
         """Make should_stop() true: run_tool calls it when it stops waiting for the tool."""
-        self._stop.set()
+        object.__setattr__(self, "_stop", True)  # the dataclass is frozen for its callers
