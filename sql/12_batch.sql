@@ -57,9 +57,10 @@ $$;
 -- claimed by one INSERT (the set path, below); only elements whose key exists already take
 -- claim_execution's statements.
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
--- AC409 or AC403 (DETAIL names the element). AC404 (another tenant's channel) and AC429
--- (the tenant's channel quota, when the batch creates the channel) are the channel's, not
--- an element's: raised as claim_execution raises them, without an element.
+-- AC409 or AC403 (DETAIL names the element). AC404 (another tenant's channel), AC429
+-- (the tenant's channel quota, when the batch creates the channel) and the AC400 of a
+-- login in several tenants creating it are the channel's, not an element's: raised as
+-- claim_execution raises them, without an element.
 create or replace function actae.claim_executions(
     p_channel_id text,
     p_key_names text[],
@@ -80,6 +81,7 @@ declare
     v_fields jsonb;
     v_channel actae.channels;
     v_rows actae.executions[];
+    v_claimed bigint;
     v_now timestamptz;
     v_state text;
     v_message text;
@@ -101,53 +103,61 @@ begin
                 array_ndims(p_dedup_fields), 'dedup_fields', v_count);
         end if;
     end if;
-    begin
-        -- The set path: no element with dedup_fields, every argument within its limits and
-        -- no key twice (checked in one statement), in a channel that is not a fork. One INSERT claims
-        -- every new key; an element whose key exists already (the INSERT skips it) is then
-        -- claimed by claim_execution in the loop below, in element order, exactly as when
-        -- the set path does not apply. Keys are distinct, so claiming the new ones first
-        -- changes no element's outcome. The purge guard, channel creation and tenant check
-        -- are claim_execution's, done once (an error there is element 1's, as in the loop).
-        if coalesce((select bool_and(f.value is null or jsonb_typeof(f.value) = 'null')
-                from unnest(p_dedup_fields) as f (value)), true)
-            and octet_length(p_channel_id) between 1 and actae._limit('channel_id')
-            and v_lease_seconds between 1 and actae._limit('lease_seconds')
-            -- coalesce: bool_and skips a null, and a null element (a null key, tool or
-            -- params) must take the loop, where claim_execution names its error.
-            and (select bool_and(coalesce(
-                        octet_length(u.k) between 1 and actae._limit('key_name')
-                        and octet_length(u.t) between 1 and actae._limit('tool_name')
-                        and jsonb_typeof(u.p) = 'object'
-                        and pg_column_size(u.p) <= 8 * actae._limit('json_depth')
-                        and pg_column_compression(u.p) is null, false))
-                    and count(distinct u.k) = count(*)
-                from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)) then
-            v_element := 1;
-            v_channel := actae._claim_channel(p_channel_id);
-            if v_channel.parent_channel_id is null and actae._owns(v_channel.tenant) then
-                v_now := actae._now();
-                with inserted as (
-                    insert into actae.executions as e (
-                        channel_id, key_name, execution_id, tool_name, params, fingerprint,
-                        status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
-                        created_at, claimed_at, tenant
-                    )
-                    select p_channel_id, u.k, actae._uuid7(), u.t, u.p,
-                        encode(sha256(convert_to(u.p::text, 'UTF8')), 'hex'), 'claimed',
-                        gen_random_uuid(), 1, 1, v_lease_seconds,
-                        v_now + make_interval(secs => v_lease_seconds), v_now, v_now,
-                        v_channel.tenant
-                    from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)
-                    on conflict (channel_id, key_name) do nothing
-                    returning e.*
+    -- The set path: no element with dedup_fields, every argument within its limits and
+    -- no key twice (checked in one statement), in a channel that is not a fork. One INSERT claims
+    -- every new key; an element whose key exists already (the INSERT skips it) is then
+    -- claimed by claim_execution in the loop below, in element order, exactly as when
+    -- the set path does not apply. Keys are distinct, so claiming the new ones first
+    -- changes no element's outcome. The purge guard, channel creation and tenant check
+    -- are claim_execution's, done once; an error there is the channel's (no element).
+    -- Outside the block below: a block with an exception clause is a subtransaction, and
+    -- a batch whose every key is new needs none.
+    if coalesce((select bool_and(f.value is null or jsonb_typeof(f.value) = 'null')
+            from unnest(p_dedup_fields) as f (value)), true)
+        and octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+        and v_lease_seconds between 1 and actae._limit('lease_seconds')
+        -- coalesce: bool_and skips a null, and a null element (a null key, tool or
+        -- params) must take the loop, where claim_execution names its error.
+        and (select bool_and(coalesce(
+                    octet_length(u.k) between 1 and actae._limit('key_name')
+                    and octet_length(u.t) between 1 and actae._limit('tool_name')
+                    and jsonb_typeof(u.p) = 'object'
+                    and pg_column_size(u.p) <= 8 * actae._limit('json_depth')
+                    and pg_column_compression(u.p) is null, false))
+                and count(distinct u.k) = count(*)
+            from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)) then
+        v_channel := actae._claim_channel(p_channel_id);
+        if v_channel.parent_channel_id is null and actae._owns(v_channel.tenant) then
+            v_now := actae._now();
+            with inserted as (
+                insert into actae.executions as e (
+                    channel_id, key_name, execution_id, tool_name, params, fingerprint,
+                    status, claim_token, fence, attempt, lease_seconds, lease_expires_at,
+                    created_at, claimed_at, tenant
                 )
-                -- The cast of the CTE's row is resolved field by field (no text round trip).
-                select array_agg(i::actae.executions order by u.n) into v_rows
-                from unnest(p_key_names) with ordinality as u (k, n)
-                left join inserted as i on u.k = i.key_name;
+                select p_channel_id, u.k, actae._uuid7(), u.t, u.p,
+                    encode(sha256(convert_to(u.p::text, 'UTF8')), 'hex'), 'claimed',
+                    gen_random_uuid(), 1, 1, v_lease_seconds,
+                    v_now + make_interval(secs => v_lease_seconds), v_now, v_now,
+                    v_channel.tenant
+                from unnest(p_key_names, p_tool_names, p_params) as u (k, t, p)
+                on conflict (channel_id, key_name) do nothing
+                returning e.*
+            )
+            -- The cast of the CTE's row is resolved field by field (no text round trip).
+            select array_agg(i::actae.executions order by u.n), count(i.key_name)
+            into v_rows, v_claimed
+            from unnest(p_key_names) with ordinality as u (k, n)
+            left join inserted as i on u.k = i.key_name;
+            if v_claimed = v_count then
+                for i in 1 .. v_count loop
+                    return next actae._execution_row(v_rows[i], 'claimed', true);
+                end loop;
+                return;
             end if;
         end if;
+    end if;
+    begin
         for i in 1 .. v_count loop
             v_element := i;
             if (v_rows[i]).execution_id is not null then
@@ -229,54 +239,54 @@ begin
                 'results', v_count);
         end if;
     end if;
-    begin
-        -- The set path, when p_channel_id is given, every element's arguments are within
-        -- their limits and no execution id appears twice (checked in one statement): behind
-        -- the channel's clock guard (as complete_execution), one UPDATE per element by its
-        -- key (execution_id, channel_id), in element order, until one finds no row in
-        -- flight with its token. When they completed them all, in a channel of the
-        -- caller's tenant, those are the rows. Otherwise every element goes through
-        -- complete_execution in the loop below, in element order: an element already
-        -- completed here is then a repeat with the same token and result (a no-op success),
-        -- and any other meets the single call's outcome or error. An error undoes it all.
-        if octet_length(p_channel_id) between 1 and actae._limit('channel_id')
-            and (select bool_and(u.id is not null and u.token is not null
-                    and pg_column_size(coalesce(u.result, 'null'::jsonb))
-                        <= 8 * actae._limit('json_depth')
-                    and pg_column_compression(u.result) is null)
-                    and count(distinct u.id) = count(*)
-                from unnest(p_execution_ids, p_claim_tokens, p_results)
-                    as u (id, token, result)) then
-            v_element := 1;
-            if current_setting('transaction_isolation') <> 'read committed' then
-                perform actae._not_read_committed('complete_executions');
-            end if;
-            perform pg_advisory_xact_lock_shared(1633907811, hashtext(p_channel_id));
-            v_now := actae._now();
-            -- Read after the lock (a statement started after it): exact until commit.
-            select c.clock into v_clock from actae.channels as c
-            where c.channel_id = p_channel_id;
-            for i in 1 .. v_count loop
-                update actae.executions as e set
-                    status = 'completed',
-                    result = coalesce(p_results[i], 'null'::jsonb),
-                    finished_at = v_now,
-                    completed_clock = v_clock,
-                    written_by = default
-                where e.channel_id = p_channel_id and e.execution_id = p_execution_ids[i]
-                    and e.claim_token = p_claim_tokens[i]
-                    and actae._in_flight(e.status)
-                returning e.* into v_row;
-                exit when not found;
-                v_rows[i] := v_row;
-            end loop;
-            if cardinality(v_rows) = v_count and actae._owns((v_rows[1]).tenant) then
-                for i in 1 .. v_count loop
-                    return next actae._execution_row(v_rows[i], null, true);
-                end loop;
-                return;
-            end if;
+    -- The set path, when p_channel_id is given, every element's arguments are within
+    -- their limits and no execution id appears twice (checked in one statement): behind
+    -- the channel's clock guard (as complete_execution), one UPDATE per element by its
+    -- key (execution_id, channel_id), in element order, until one finds no row in
+    -- flight with its token. When they completed them all, in a channel of the
+    -- caller's tenant, those are the rows. Otherwise every element goes through
+    -- complete_execution in the loop below, in element order: an element already
+    -- completed here is then a repeat with the same token and result (a no-op success),
+    -- and any other meets the single call's outcome or error. An error undoes it all
+    -- (the statement fails). Outside the block below, which is a subtransaction.
+    if octet_length(p_channel_id) between 1 and actae._limit('channel_id')
+        and (select bool_and(u.id is not null and u.token is not null
+                and pg_column_size(coalesce(u.result, 'null'::jsonb))
+                    <= 8 * actae._limit('json_depth')
+                and pg_column_compression(u.result) is null)
+                and count(distinct u.id) = count(*)
+            from unnest(p_execution_ids, p_claim_tokens, p_results)
+                as u (id, token, result)) then
+        if current_setting('transaction_isolation') <> 'read committed' then
+            perform actae._not_read_committed('complete_executions');
         end if;
+        perform pg_advisory_xact_lock_shared(1633907811, hashtext(p_channel_id));
+        v_now := actae._now();
+        -- Read after the lock (a statement started after it): exact until commit.
+        select c.clock into v_clock from actae.channels as c
+        where c.channel_id = p_channel_id;
+        for i in 1 .. v_count loop
+            update actae.executions as e set
+                status = 'completed',
+                result = coalesce(p_results[i], 'null'::jsonb),
+                finished_at = v_now,
+                completed_clock = v_clock,
+                written_by = default
+            where e.channel_id = p_channel_id and e.execution_id = p_execution_ids[i]
+                and e.claim_token = p_claim_tokens[i]
+                and actae._in_flight(e.status)
+            returning e.* into v_row;
+            exit when not found;
+            v_rows[i] := v_row;
+        end loop;
+        if cardinality(v_rows) = v_count and actae._owns((v_rows[1]).tenant) then
+            for i in 1 .. v_count loop
+                return next actae._execution_row(v_rows[i], null, true);
+            end loop;
+            return;
+        end if;
+    end if;
+    begin
         for i in 1 .. v_count loop
             v_element := i;
             return next actae.complete_execution(
