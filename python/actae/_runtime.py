@@ -1,6 +1,7 @@
 """Executes the local steps of actae.plans.tools: tools in asyncio tasks and worker threads.
 
-``await arun(step, client)`` under ActaeClient, ``run(step, client)`` under SyncActaeClient.
+``await arun(step)`` under ActaeClient (which runs an Attempt itself, through its coalescer),
+``run(step, client)`` under SyncActaeClient.
 Sync tools run in a daemon worker thread (reused across calls) under both clients (so the
 caller can stop waiting for one, and a stopped tool never holds up the interpreter's exit
 as an executor thread would); async tools run as asyncio tasks (under the sync client, in
@@ -15,7 +16,7 @@ import contextvars
 import inspect
 import queue
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from actae.context import Tool, ToolContext
@@ -107,12 +108,11 @@ def is_async(fn: object) -> bool:
 
 
 def _task_outcome(task: asyncio.Future[Any]) -> Outcome:
-    """The outcome of a finished Running.future: its result is the tool's Outcome (a task
-    ends with an exception only for a BaseException that stops the loop anyway)."""
+    """The outcome of a finished Running.future: the tool's Outcome, its result (a task
+    cancelled is a Raised CancelledError)."""
     if task.cancelled():
         return Raised(asyncio.CancelledError())
-    error = task.exception()
-    return Raised(error) if error is not None else task.result()  # type: ignore[no-any-return]
+    return task.result()  # type: ignore[no-any-return]
 
 
 def retrieve(task: asyncio.Future[Any]) -> None:
@@ -153,15 +153,25 @@ class Running:
             timer.cancel()
 
 
-async def _tool(coroutine: Awaitable[Any], running: Running) -> Outcome:
-    # The outcome is the task's result, not its exception: nothing is left to retrieve when
-    # the plan abandons the tool, so the task needs no done callback (and the loop no round
-    # to run one). A cancellation stays a cancellation.
+async def _tool(fn: Tool, ctx: ToolContext, running: Running) -> Outcome:
+    # The tool is called here, in its task: an error calling it (a wrong signature) is its
+    # outcome too, and a task cancelled before it runs never creates the coroutine. The
+    # outcome is the task's result, not its exception: nothing is left to retrieve when the
+    # plan abandons the tool, so the task needs no done callback (and the loop no round to
+    # run one). KeyboardInterrupt and SystemExit are outcomes as a sync tool's are (the
+    # plan records nothing for them and raises them in the caller).
     try:
-        return Returned(await coroutine)
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - handed to the plan, which decides
+        return Returned(await fn(ctx))
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is None or task.cancelling():
+            raise  # cancelled (stopped, or its caller was): nothing to record
+        # The tool raised CancelledError itself (it awaited something another party
+        # cancelled): a failure of the tool, not a cancellation of the call.
+        error = RuntimeError("the tool raised CancelledError without being cancelled")
+        error.__cause__ = exc
+        return Raised(error)
+    except BaseException as exc:  # noqa: BLE001 - handed to the plan, which decides
         return Raised(exc)
     finally:
         running.wake()
@@ -171,7 +181,7 @@ async def _astart(step: Start) -> Running:
     fn, ctx = step.fn, step.ctx
     running = Running(asyncio.get_running_loop(), ctx)
     if is_async(fn):
-        running.future = running.loop.create_task(_tool(fn(ctx), running))
+        running.future = running.loop.create_task(_tool(fn, ctx, running))
     else:  # a sync tool: a daemon thread, its outcome handed back to the loop
         finished = running.future = running.loop.create_future()
 
@@ -236,7 +246,7 @@ def stop_started(handles: list[Any]) -> None:
             handle.future.cancel()
 
 
-async def arun(step: LocalStep, client: Any) -> Any:
+async def arun(step: LocalStep) -> Any:
     """Execute a local step under the asyncio client."""
     if isinstance(step, Start):
         return await _astart(step)
@@ -244,12 +254,7 @@ async def arun(step: LocalStep, client: Any) -> Any:
         return await _await_tool(step)
     if isinstance(step, Stop):
         return await _astop(step)
-    if isinstance(step, Attempt):
-        try:
-            return await client.run(step.call)
-        except Exception as exc:  # noqa: BLE001 - returned to the plan, which decides
-            return exc
-    raise TypeError(f"unknown local step {step!r}")
+    raise TypeError(f"unknown local step {step!r}")  # Attempt: ActaeClient._step runs it
 
 
 def run(step: LocalStep, client: Any) -> Any:

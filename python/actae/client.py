@@ -267,10 +267,16 @@ class ActaeClient:
     async def _step(self, step: plans.Step, started: list[Any]) -> Any:
         if isinstance(step, calls.Call):
             return await self._observed(self._coalescer.run, step)
+        if isinstance(step, tool_plans.Attempt):
+            # Through the coalescer too: a completion the plan attempts joins its batch.
+            try:
+                return await self._observed(self._coalescer.run, step.call)
+            except Exception as exc:  # noqa: BLE001 - returned to the plan, which decides
+                return exc
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
         if isinstance(step, plans.LocalStep):
-            value = await _runtime.arun(step, self)
+            value = await _runtime.arun(step)
             if isinstance(step, tool_plans.Start):
                 started.append(value)
             return value

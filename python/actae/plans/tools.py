@@ -61,6 +61,7 @@ from actae.context import Tool, ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     ActaeError,
     Cancelled,
+    InvalidInput,
     NotFound,
     PermanentError,
     ToolFailed,
@@ -123,9 +124,30 @@ class Attempt(LocalStep):
     call: calls.Call[Any]
 
 
-def _describe(error: BaseException) -> str:
+def describe(error: BaseException) -> str:
+    """The text an error is recorded with: its type and message, in a form PostgreSQL can
+    store (a NUL byte is written ``\\x00``, a lone surrogate as its escape: text the
+    server refuses would leave the failure unrecorded), at most MAX_ERROR_CHARS."""
     text = f"{type(error).__qualname__}: {error}".rstrip(": ")
+    text = text.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode()
     return text[:MAX_ERROR_CHARS]
+
+
+def _unstorable(error: Exception) -> bool:
+    """Whether a completion was refused for its result (over the size or depth limits, not
+    JSON, text PostgreSQL cannot hold), not for its lease or a lost connection."""
+    return isinstance(error, InvalidInput | TypeError)
+
+
+def _fail_unstorable(ctx: ToolContext, error: Exception) -> Plan[Exception]:
+    """Record that the tool ran but its result cannot be stored: a permanent failure, as
+    leaving the execution claimed would let its lease lapse and the tool run again. Returns
+    the error to raise (the refusal, or why the failure could not be recorded either)."""
+    failed = yield Attempt(calls.fail_execution(
+        ctx.execution_id, f"the tool's result could not be recorded: {describe(error)}",
+        ctx.claim_token, retryable=False, channel_id=ctx.channel_id,
+    ))
+    return failed if isinstance(failed, Exception) else error
 
 
 def _stored_failure(execution: Execution) -> ToolFailed:
@@ -218,15 +240,19 @@ def _run_owned(
     if outcome is None:
         outcome = yield from _supervise(tool, ctx, execution.lease_seconds)
     if isinstance(outcome, Returned):
-        done: Execution = yield calls.complete_execution(
+        done = yield Attempt(calls.complete_execution(
             ctx.execution_id, ctx.claim_token, outcome.value, channel_id=ctx.channel_id
-        )
-        return done.result
+        ))
+        if isinstance(done, Execution):
+            return done.result
+        if _unstorable(done):
+            raise (yield from _fail_unstorable(ctx, done))
+        raise done
     error = outcome.error
     if isinstance(error, Exception):
         # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
         yield calls.fail_execution(
-            ctx.execution_id, _describe(error), ctx.claim_token,
+            ctx.execution_id, describe(error), ctx.claim_token,
             retryable=not isinstance(error, PermanentError), channel_id=ctx.channel_id,
         )
     raise error
@@ -401,6 +427,9 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
                     ctx.execution_id, ctx.claim_token, value, channel_id=channel_id))
                 if isinstance(one, Execution):
                     slot.outcome = Returned(one.result)
+                elif _unstorable(one):
+                    slot.outcome = Raised((yield from _fail_unstorable(ctx, one)))
+                    slot.recorded = True
                 else:  # refused (a lost lease): nothing more can be recorded for it
                     slot.outcome, slot.recorded = Raised(one), True
     for slot in slots:
@@ -411,7 +440,7 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
         if isinstance(error, Exception):
             # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
             failed = yield Attempt(calls.fail_execution(
-                ctx.execution_id, _describe(error), ctx.claim_token,
+                ctx.execution_id, describe(error), ctx.claim_token,
                 retryable=not isinstance(error, PermanentError), channel_id=channel_id,
             ))
             if isinstance(failed, Exception):

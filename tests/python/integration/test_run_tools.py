@@ -476,14 +476,14 @@ def test_a_cancellation_that_cannot_be_recorded_still_records_the_others(
 
     async def main() -> None:
         async with ActaeClient(dsn, max_size=3) as client:
-            send = client._run
+            send = client._coalescer._execute  # every call of a plan goes through it
 
             async def dropping_fail(call: Call[Any]) -> Any:
                 if call.sql == calls.FAIL:
                     raise psycopg.OperationalError("server closed the connection")
                 return await send(call)
 
-            monkeypatch.setattr(client, "_run", dropping_fail)
+            monkeypatch.setattr(client._coalescer, "_execute", dropping_fail)
 
             async def operator() -> None:
                 await asyncio.sleep(0.3)

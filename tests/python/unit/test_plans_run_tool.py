@@ -25,6 +25,7 @@ from actae.context import ToolContext, compensation_key, idempotency_key
 from actae.errors import (
     Cancelled,
     ConnectionFailed,
+    InvalidInput,
     LeaseLost,
     NotFound,
     PermanentError,
@@ -159,18 +160,55 @@ def test_claimed_runs_the_tool_then_completes_with_its_value() -> None:
         (is_call(CLAIM), claim("claimed")),
         (is_step(Start, fn=tool), HANDLE),
         (is_step(Wait, handle=HANDLE, timeout=20.0), Returned({"charge": "ch_1"})),
-        (is_call(COMPLETE, execution_id=UUID(int=1), claim_token=UUID(int=2)),
+        (is_attempt(COMPLETE, execution_id=UUID(int=1), claim_token=UUID(int=2)),
          execution(status="completed", result={"charge": "ch_1", "stored": True})),
     )
     # the stored (JSON) form is returned, not the tool's own value
     assert script.run(run_tool()) == {"charge": "ch_1", "stored": True}
-    assert script.steps[3].params["result"].obj == {"charge": "ch_1"}
+    assert script.steps[3].call.params["result"].obj == {"charge": "ch_1"}
     ctx = script.started()[0].ctx
     assert (ctx.channel_id, ctx.key_name, ctx.tool_name, ctx.params) == (
         CHANNEL, KEY, TOOL, PARAMS)
     assert ctx.idempotency_key == idempotency_key(CHANNEL, KEY)
     assert (ctx.fence, ctx.attempt, ctx.ambiguous, ctx.original) == (1, 1, False, None)
     assert (ctx.execution_id, ctx.claim_token) == (UUID(int=1), UUID(int=2))
+
+
+def test_a_result_the_ledger_refuses_is_recorded_as_a_permanent_failure() -> None:
+    """The tool ran: left claimed, the execution's lease would lapse and the tool run again."""
+    refused = InvalidInput("result must be at most 1048576 bytes")
+    script = Script(
+        (is_call(CLAIM), claim("claimed")),
+        (is_step(Start), HANDLE),
+        (is_step(Wait), Returned({"huge": "x"})),
+        (is_attempt(COMPLETE), refused),
+        (is_attempt(FAIL, error="the tool's result could not be recorded: InvalidInput:"
+                    " result must be at most 1048576 bytes", retryable=False),
+         execution(status="failed", retryable=False)),
+    )
+    assert script.raises(run_tool(), InvalidInput) is refused
+
+
+def test_a_completion_refused_for_its_lease_records_nothing_more() -> None:
+    lost = LeaseLost("claim token is not current")
+    script = Script(
+        (is_call(CLAIM), claim("claimed")),
+        (is_step(Start), HANDLE),
+        (is_step(Wait), Returned(1)),
+        (is_attempt(COMPLETE), lost),
+    )
+    assert script.raises(run_tool(), LeaseLost) is lost
+
+
+def test_an_error_text_postgres_cannot_store_is_recorded_escaped() -> None:
+    script = Script(
+        (is_call(CLAIM), claim("claimed")),
+        (is_step(Start), HANDLE),
+        (is_step(Wait), Raised(ValueError("a\x00b \udc80"))),
+        (is_call(FAIL, error="ValueError: a\\x00b \\udc80"),
+         execution(status="failed", retryable=True)),
+    )
+    script.raises(run_tool(), ValueError)
 
 
 def test_a_retryable_error_is_recorded_as_retryable_and_raised() -> None:
@@ -233,7 +271,7 @@ def test_heartbeats_every_third_of_the_lease_until_the_tool_returns() -> None:
         (is_step(Wait, timeout=3.0), None),
         (is_attempt(HEARTBEAT), OSError("connection dropped")),  # tried again next beat
         (is_step(Wait, timeout=3.0), Returned("done")),
-        (is_call(COMPLETE), execution(status="completed", result="done")),
+        (is_attempt(COMPLETE), execution(status="completed", result="done")),
     )
     assert script.run(run_tool(lease_seconds=9)) == "done"
 
@@ -246,7 +284,7 @@ def test_ambiguous_reclaim_with_a_reconcile_hit_records_the_providers_answer() -
         (is_call(CLAIM), claim("reclaimed", ambiguous=True, fence=2, attempt=2)),
         (is_step(Start, fn=reconcile), HANDLE),
         (is_step(Wait), Returned({"found": "ch_1"})),
-        (is_call(COMPLETE), execution(status="completed", result={"found": "ch_1"})),
+        (is_attempt(COMPLETE), execution(status="completed", result={"found": "ch_1"})),
     )
     assert script.run(run_tool(reconcile=reconcile)) == {"found": "ch_1"}
     assert [s.fn for s in script.started()] == [reconcile]  # the tool never ran
@@ -261,7 +299,7 @@ def test_ambiguous_reclaim_with_a_reconcile_miss_runs_the_tool() -> None:
         (is_step(Wait, handle="reconcile-handle"), Returned(None)),
         (is_step(Start, fn=tool), HANDLE),
         (is_step(Wait, handle=HANDLE), Returned({"charge": "ch_2"})),
-        (is_call(COMPLETE), execution(status="completed", result={"charge": "ch_2"})),
+        (is_attempt(COMPLETE), execution(status="completed", result={"charge": "ch_2"})),
     )
     assert script.run(run_tool(reconcile=reconcile)) == {"charge": "ch_2"}
 
@@ -280,7 +318,7 @@ def test_ambiguous_reclaim_without_reconcile_runs_the_tool_again() -> None:
         (is_call(CLAIM), claim("reclaimed", ambiguous=True, fence=2)),
         (is_step(Start, fn=tool), HANDLE),
         (is_step(Wait), Returned(1)),
-        (is_call(COMPLETE), execution(status="completed", result=1)),
+        (is_attempt(COMPLETE), execution(status="completed", result=1)),
     )
     assert script.run(run_tool()) == 1
 
@@ -290,7 +328,7 @@ def test_a_reclaim_after_a_recorded_failure_does_not_reconcile() -> None:
         (is_call(CLAIM), claim("reclaimed", ambiguous=False, fence=2)),
         (is_step(Start, fn=tool), HANDLE),
         (is_step(Wait), Returned(2)),
-        (is_call(COMPLETE), execution(status="completed", result=2)),
+        (is_attempt(COMPLETE), execution(status="completed", result=2)),
     )
     assert script.run(run_tool(reconcile=reconcile)) == 2
 
@@ -324,7 +362,7 @@ def test_in_progress_then_reclaimed_runs_the_tool() -> None:
         (is_call(CLAIM), claim("reclaimed", ambiguous=True, fence=2)),
         (is_step(Start, fn=tool), HANDLE),
         (is_step(Wait), Returned("mine")),
-        (is_call(COMPLETE), execution(status="completed", result="mine")),
+        (is_attempt(COMPLETE), execution(status="completed", result="mine")),
     )
     assert script.run(run_tool()) == "mine"
 
@@ -430,7 +468,7 @@ def test_a_tool_that_finishes_while_being_stopped_is_recorded() -> None:
         (is_step(Wait), None),
         (is_attempt(HEARTBEAT), execution(status="in_progress", cancel_requested=True)),
         (is_step(Stop), Returned({"done": True})),
-        (is_call(COMPLETE), execution(status="completed", result={"done": True})),
+        (is_attempt(COMPLETE), execution(status="completed", result={"done": True})),
     )
     assert script.run(run_tool(lease_seconds=3)) == {"done": True}
 
@@ -484,7 +522,7 @@ def test_compensate_runs_the_undo_under_the_compensation_key_with_the_original()
                params={"compensates": KEY}, execution_id=uuid4())),
         (is_step(Start), HANDLE),
         (is_step(Wait), Returned({"refund": "r1"})),
-        (is_call(COMPLETE), execution(status="completed", result={"refund": "r1"})),
+        (is_attempt(COMPLETE), execution(status="completed", result={"refund": "r1"})),
     )
     assert script.run(compensate()) == {"refund": "r1"}
     assert script.steps[0].call.params == {"channel_id": CHANNEL, "key_name": KEY}
