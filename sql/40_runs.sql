@@ -660,8 +660,9 @@ $$;
 -- this and every later call with the key (from a re-executed agent or a fork), the
 -- recorded wake time decides: passed → outcome elapsed, nothing parked, the caller keeps
 -- its token; not yet → the run parks as sleeping, due at the wake time, its token dies
--- (outcome sleeping), or ends as cancelled when cancellation was requested (outcome
--- cancelled). A later call's p_seconds is ignored: the first recording wins.
+-- (outcome sleeping). When cancellation was requested the run ends as cancelled instead,
+-- whether the sleep has elapsed or not (outcome cancelled; the sleep is still recorded).
+-- A later call's p_seconds is ignored: the first recording wins.
 -- Raises: AC400 bad argument, AC404 no run, AC423 token is not current, AC409 run is over.
 create or replace function actae.sleep_run(
     p_channel_id text,
@@ -695,7 +696,8 @@ begin
             'wake_at', v_now + make_interval(secs => p_seconds)));
     v_wake_at := (v_event.payload ->> 'wake_at')::timestamptz;
     v_cursor := v_event.cursor;
-    if v_wake_at <= actae._now() then
+    -- A cancel-requested run does not pass through: actae._park ends it as cancelled.
+    if v_wake_at <= actae._now() and v_run.cancel_requested_at is null then
         return row('elapsed', p_channel_id, v_run.status, p_sleep_key, v_wake_at, null, null,
             v_cursor, null, null)::actae.park_row;
     end if;
@@ -747,11 +749,13 @@ $$;
 -- Then, on this and every later call with the key: the first event of p_event_type
 -- recorded after that event and no later than the deadline → outcome received (its cursor,
 -- payload, recorded_at); none and the deadline passed → timed_out; otherwise the run parks
--- as waiting (due at the deadline, its token dies; outcome waiting), or ends as cancelled
--- when cancellation was requested. The answer depends only on what is recorded, so every
--- re-execution and every fork that inherits the wait gets the same one. The channel row is
--- locked before the check, so an event recorded concurrently either is seen here or wakes
--- the parked run (actae._wake_run) in its own transaction: never neither.
+-- as waiting (due at the deadline, its token dies; outcome waiting). When cancellation was
+-- requested the run ends as cancelled instead, whatever the answer would be (outcome
+-- cancelled; the wait is still recorded). Otherwise the answer depends only on what is
+-- recorded, so every re-execution and every fork that inherits the wait gets the same one.
+-- The channel row is locked before the check, so an event recorded concurrently either is
+-- seen here or wakes the parked run (actae._wake_run) in its own transaction: never
+-- neither.
 -- Raises: AC400 bad argument, AC404 no run, AC409 the key was used for another event type
 -- or the run is over, AC423 token is not current.
 create or replace function actae.wait_for_event(
@@ -788,14 +792,18 @@ begin
             'deadline', actae._now() + make_interval(secs => p_timeout_seconds)));
     v_deadline := (v_event.payload ->> 'deadline')::timestamptz;
     v_cursor := v_event.cursor;
-    v_event := actae._first_event_after(v_channel, p_event_type, v_cursor, v_deadline);
-    if v_event.cursor is not null then
-        return row('received', p_channel_id, v_run.status, p_wait_key, null, p_event_type,
-            v_deadline, v_event.cursor, v_event.payload, v_event.recorded_at)::actae.park_row;
-    end if;
-    if v_deadline <= actae._now() then
-        return row('timed_out', p_channel_id, v_run.status, p_wait_key, null, p_event_type,
-            v_deadline, null, null, null)::actae.park_row;
+    -- A cancel-requested run gets no answer: actae._park ends it as cancelled.
+    if v_run.cancel_requested_at is null then
+        v_event := actae._first_event_after(v_channel, p_event_type, v_cursor, v_deadline);
+        if v_event.cursor is not null then
+            return row('received', p_channel_id, v_run.status, p_wait_key, null,
+                p_event_type, v_deadline, v_event.cursor, v_event.payload,
+                v_event.recorded_at)::actae.park_row;
+        end if;
+        if v_deadline <= actae._now() then
+            return row('timed_out', p_channel_id, v_run.status, p_wait_key, null,
+                p_event_type, v_deadline, null, null, null)::actae.park_row;
+        end if;
     end if;
     v_run := actae._park(v_run, 'waiting', v_deadline, p_wait_key, p_event_type);
     if v_run.status = 'waiting' then

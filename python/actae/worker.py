@@ -85,6 +85,7 @@ from actae.errors import (
     VersionConflict,
 )
 from actae.models import Execution
+from actae.plans.tools import describe, storable
 from actae.runs import RunRecord, WaitResult
 
 log = logging.getLogger("actae.worker")
@@ -284,6 +285,7 @@ class Worker:
         self._agent_tasks: set[asyncio.Task[Any]] = set()  # agents still running
         self._cut = False  # shutting down, past shutdown_grace: no agent starts any more
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._running = False  # inside run_async (one at a time per Worker)
         #: runs this worker completed, failed (or ended as cancelled), parked, abandoned
         #: (stopped at shutdown or taken over), and writes the fences rejected (LeaseLost).
         self.stats = {"completed": 0, "failed": 0, "parked": 0, "abandoned": 0,
@@ -302,7 +304,8 @@ class Worker:
 
     def stop(self) -> None:
         """Stop claiming; running agents get ``shutdown_grace`` seconds to finish. Safe to
-        call from any thread."""
+        call from any thread. It ends the current (or next) run_async only: once that has
+        returned, the Worker can run again."""
         loop = self._loop
         if loop is not None and loop.is_running():
             loop.call_soon_threadsafe(self._stop_now)
@@ -323,6 +326,22 @@ class Worker:
         and nothing is running)."""
         if not self.agents:
             raise ValueError("register at least one agent with @worker.agent(name)")
+        if self._running:
+            raise RuntimeError("this Worker is already running: run_async runs once at a time")
+        self._running = True
+        try:
+            await self._serve(install_signal_handlers, until_idle)
+        finally:
+            # Ready to run again (stop() ends this run_async only): fresh stop state, and
+            # fresh events, which the next run_async may wait on in another event loop. A
+            # stop() made before run_async starts is still honoured: it ends that run.
+            self._stopping = asyncio.Event()
+            self._wake = asyncio.Event()
+            self._cut = False
+            self._loop = None
+            self._running = False
+
+    async def _serve(self, install_signal_handlers: bool, until_idle: bool) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
         if install_signal_handlers:
@@ -465,8 +484,15 @@ class Worker:
             return ("completed", await self.agents[run.agent](run))
         except _Parked:
             return ("parked", None)
-        except asyncio.CancelledError:
-            return ("stopped", None)
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # This task was cancelled (heartbeat: cancel requested or lease lost;
+                # shutdown past the grace period): the worker stopped the agent.
+                return ("stopped", None)
+            # Raised by the agent's own code (e.g. it awaited a task someone cancelled):
+            # an ordinary failure, retried and counted toward max_attempts.
+            return ("failed", exc)
         except LeaseLost as exc:
             return ("lost", exc)
         except Exception as exc:  # noqa: BLE001 - recorded with fail_run
@@ -513,6 +539,20 @@ class Worker:
                 return
         await self.client.complete_run(run.channel_id, run.claim_token, value)
 
+    async def _fail(self, run: Run, error: str, fallback: str, *, retryable: bool) -> None:
+        """fail_run with ``error`` made storable (actae.plans.tools.storable);
+        should the server still refuse that text (InvalidInput), with ``fallback``, a fixed
+        text. Either way the failure is recorded and counts toward max_attempts: left
+        unrecorded, the run would be re-run after each lease lapse, forever."""
+        try:
+            await self.client.fail_run(run.channel_id, run.claim_token,
+                                       storable(error), retryable=retryable)
+        except InvalidInput as exc:
+            log.warning("run %s: its error could not be recorded (%s); recording %r instead",
+                        run.channel_id, exc, fallback)
+            await self.client.fail_run(run.channel_id, run.claim_token, fallback,
+                                       retryable=retryable)
+
     async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
         kind, value = outcome
         if kind == "parked":
@@ -526,9 +566,9 @@ class Worker:
                     # A result the run cannot store (over 1 MiB of JSON, or not JSON at
                     # all): fail the run for good. Left unrecorded, its lease would lapse
                     # and it would run again and again, past max_attempts.
-                    await self.client.fail_run(
-                        run.channel_id, run.claim_token,
-                        f"the agent's result could not be recorded: {exc}"[:16000],
+                    await self._fail(
+                        run, f"the agent's result could not be recorded: {exc}",
+                        f"the agent's result could not be recorded ({type(exc).__qualname__})",
                         retryable=False)
                     self.stats["failed"] += 1
                     return
@@ -538,9 +578,10 @@ class Worker:
                                            retryable=False)
                 self.stats["failed"] += 1
             elif kind == "failed":
-                error = f"{type(value).__qualname__}: {value}".rstrip(": ")[:16000]
-                await self.client.fail_run(run.channel_id, run.claim_token, error,
-                                           retryable=not isinstance(value, PermanentError))
+                await self._fail(run, describe(value),
+                                 f"{type(value).__qualname__} (its message could not be"
+                                 " recorded)",
+                                 retryable=not isinstance(value, PermanentError))
                 self.stats["failed"] += 1
             else:
                 # Taken over (a fenced write was LeaseLost) or stopped at shutdown: the run's

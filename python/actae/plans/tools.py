@@ -124,13 +124,17 @@ class Attempt(LocalStep):
     call: calls.Call[Any]
 
 
+def storable(text: str) -> str:
+    """``text`` as an error is recorded: a NUL byte written ``\\x00``, a lone surrogate as
+    its backslash escape (PostgreSQL text holds neither: refused, the failure would go
+    unrecorded), at most MAX_ERROR_CHARS."""
+    return text.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode()[
+        :MAX_ERROR_CHARS]
+
+
 def describe(error: BaseException) -> str:
-    """The text an error is recorded with: its type and message, in a form PostgreSQL can
-    store (a NUL byte is written ``\\x00``, a lone surrogate as its escape: text the
-    server refuses would leave the failure unrecorded), at most MAX_ERROR_CHARS."""
-    text = f"{type(error).__qualname__}: {error}".rstrip(": ")
-    text = text.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode()
-    return text[:MAX_ERROR_CHARS]
+    """The text an error is recorded with: ``Type: message``, storable."""
+    return storable(f"{type(error).__qualname__}: {error}".rstrip(": "))
 
 
 def _unstorable(error: Exception) -> bool:

@@ -1,0 +1,223 @@
+"""actae.Worker against a real database: an agent error PostgreSQL cannot store as given
+(NUL, lone surrogate) and a CancelledError raised by the agent's own code are recorded as
+failures (so max_attempts ends the run); a stopped Worker runs again; a cancel request ends
+the run at an elapsed sleep or an answered wait."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from actae import ActaeClient, InvalidInput, Run, Worker
+from actae.runs import RunRecord
+
+FINAL = ("completed", "failed", "cancelled")
+
+
+def _sync(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run an async test body with asyncio.run (no pytest plugin needed)."""
+
+    @functools.wraps(fn)
+    def test(*args: Any, **kwargs: Any) -> Any:
+        return asyncio.run(asyncio.wait_for(fn(*args, **kwargs), 30))
+
+    return test
+
+
+async def _until_final(client: ActaeClient, channel: str, timeout: float = 10.0) -> RunRecord:
+    deadline = time.monotonic() + timeout
+    while True:
+        row = await client.get_run(channel)
+        if row.status in FINAL:
+            return row
+        if time.monotonic() > deadline:
+            raise AssertionError(f"run {channel} not over: {row.status}, {row.failures} failures")
+        await asyncio.sleep(0.05)
+
+
+async def _failing_run(dsn: str, unique: Callable[..., str], agent: Callable[[Run], Any]
+                       ) -> tuple[RunRecord, list[int]]:
+    """Start a run (max_attempts 2, lease 1 s) whose agent is ``agent``; work it until it is
+    over. Returns the final run and the attempts the agent saw."""
+    queue, channel = unique("q"), unique("ch")
+    attempts: list[int] = []
+    async with ActaeClient(dsn) as client:
+        await client.start_run(channel, "a", {}, queue=queue, max_attempts=2)
+        worker = Worker(client, queue=queue, concurrency=1, lease_seconds=1, poll_interval=0.1)
+
+        @worker.agent("a")
+        async def a(run: Run) -> Any:
+            attempts.append(run.attempt)
+            return await agent(run)
+
+        task = asyncio.create_task(worker.run_async())
+        try:
+            row = await _until_final(client, channel)
+        finally:
+            worker.stop()
+            await asyncio.wait_for(task, 10)
+    return row, attempts
+
+
+@pytest.mark.parametrize(("message", "stored"), [
+    ("bad record: b'\x00\x01'", "ValueError: bad record: b'\\x00\x01'"),
+    ("bad text: \udc80!", "ValueError: bad text: \\udc80!"),
+], ids=["nul", "lone-surrogate"])
+@_sync
+async def test_an_error_with_nul_or_a_lone_surrogate_is_recorded_and_counted(
+    dsn: str, unique: Callable[..., str], message: str, stored: str
+) -> None:
+    async def bad(run: Run) -> None:
+        raise ValueError(message)
+
+    row, attempts = await _failing_run(dsn, unique, bad)
+    assert row.status == "failed" and row.failures == 2, "both attempts were recorded"
+    assert attempts == [1, 2], "the run was not re-run past max_attempts"
+    assert row.error == stored
+
+
+@_sync
+async def test_a_cancelled_error_from_the_agent_code_is_a_failure(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    async def cancelled_helper(run: Run) -> None:
+        helper = asyncio.create_task(asyncio.sleep(10))
+        asyncio.get_running_loop().call_later(0.01, helper.cancel)  # e.g. a library's
+        await helper  # raises CancelledError in the agent; nobody cancelled the agent
+
+    row, attempts = await _failing_run(dsn, unique, cancelled_helper)
+    assert row.status == "failed" and row.failures == 2
+    assert attempts == [1, 2]
+    assert row.error == "CancelledError"
+
+
+@_sync
+async def test_a_stopped_worker_runs_again(dsn: str, unique: Callable[..., str]) -> None:
+    queue = unique("q")
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, concurrency=1, poll_interval=0.1)
+
+        @worker.agent("echo")
+        async def echo(run: Run) -> Any:
+            return run.input
+
+        first = asyncio.create_task(worker.run_async())
+        await asyncio.sleep(0.2)
+        worker.stop()
+        await asyncio.wait_for(first, 10)
+
+        channel = unique("ch")
+        await client.start_run(channel, "echo", {"x": 1}, queue=queue)
+        second = asyncio.create_task(worker.run_async())
+        try:
+            row = await _until_final(client, channel, timeout=5)
+        finally:
+            worker.stop()
+            await asyncio.wait_for(second, 10)
+        assert row.status == "completed" and row.result == {"x": 1}
+        assert worker.stats["completed"] == 1
+
+
+@_sync
+async def test_a_worker_does_not_run_twice_at_once(dsn: str, unique: Callable[..., str]) -> None:
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=unique("q"), concurrency=1, poll_interval=0.1)
+
+        @worker.agent("echo")
+        async def echo(run: Run) -> Any:
+            return run.input
+
+        first = asyncio.create_task(worker.run_async())
+        await asyncio.sleep(0.2)
+        try:
+            with pytest.raises(RuntimeError, match="already running"):
+                await asyncio.wait_for(worker.run_async(), 2)
+            assert not first.done(), "the running one goes on"
+        finally:
+            worker.stop()
+            await asyncio.wait_for(first, 10)
+
+
+class _RefusingClient(ActaeClient):
+    """A client that refuses (InvalidInput) any fail_run error but the worker's fixed
+    fallback: a stand-in for a server that will not store the error text. The database
+    behind it is the real one."""
+
+    async def fail_run(  # type: ignore[override]
+        self, channel_id: str, claim_token: UUID, error: str, retryable: bool = True,
+        **kwargs: Any,
+    ) -> RunRecord:
+        if "could not be recorded" not in error:
+            raise InvalidInput("the error text is refused")
+        return await super().fail_run(channel_id, claim_token, error, retryable, **kwargs)
+
+
+@_sync
+async def test_an_error_the_server_refuses_fails_the_run_with_a_fixed_message(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    queue, channel = unique("q"), unique("ch")
+    async with _RefusingClient(dsn) as client:
+        await client.start_run(channel, "bad", {}, queue=queue, max_attempts=2)
+        worker = Worker(client, queue=queue, concurrency=1, lease_seconds=1, poll_interval=0.1)
+
+        @worker.agent("bad")
+        async def bad(run: Run) -> None:
+            raise ValueError("refused")
+
+        task = asyncio.create_task(worker.run_async())
+        try:
+            row = await _until_final(client, channel)
+        finally:
+            worker.stop()
+            await asyncio.wait_for(task, 10)
+    assert row.status == "failed" and row.failures == 2
+    assert row.error == "ValueError (its message could not be recorded)"
+
+
+@_sync
+async def test_a_cancel_request_ends_the_run_at_an_elapsed_sleep_or_an_answered_wait(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    queue = unique("q")
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, concurrency=2, poll_interval=0.1)
+        requested = asyncio.Event()
+        steps: list[str] = []
+
+        @worker.agent("sleeps")
+        async def sleeps(run: Run) -> str:
+            await requested.wait()
+            await run.sleep(0, key="s")  # elapsed at once: the cancel request ends the run
+            steps.append("after sleep")
+            return "finished"
+
+        @worker.agent("waits")
+        async def waits(run: Run) -> str:
+            await requested.wait()
+            await run.wait_for_event("x", timeout=0, key="w")  # timed out at once: likewise
+            steps.append("after wait")
+            return "finished"
+
+        channels = [unique("sleeps"), unique("waits")]
+        for channel, agent in zip(channels, ["sleeps", "waits"], strict=True):
+            await client.start_run(channel, agent, {}, queue=queue)
+        task = asyncio.create_task(worker.run_async())
+        try:
+            for channel in channels:
+                while (await client.get_run(channel)).status != "running":
+                    await asyncio.sleep(0.05)
+                assert (await client.cancel_run(channel, "stop it")).outcome == "cancel_requested"
+            requested.set()
+            rows = [await _until_final(client, channel) for channel in channels]
+        finally:
+            worker.stop()
+            await asyncio.wait_for(task, 10)
+        assert steps == [], "the agents did not go on"
+        assert [(r.status, r.error) for r in rows] == [("cancelled", "cancelled: stop it")] * 2
