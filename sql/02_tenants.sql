@@ -1,13 +1,17 @@
 -- Tenants (docs/tenants.md): a tenant is a role granted actae_agent directly (actae_operator
--- excepted); a login belongs to the tenant roles (NOLOGIN) it is granted directly, or is its
--- own tenant when it is granted actae_agent directly or is a superuser. Every channel
--- records its tenant; agent-facing functions act only on channels whose tenant session_user
--- is a member of (SECURITY DEFINER runs as actae_owner, so current_user is never the caller).
+-- excepted), LOGIN or NOLOGIN; a login belongs to every tenant it is a member of through
+-- any chain of grants, or is its own tenant when it is granted actae_agent directly or is a
+-- superuser. Every channel records its tenant; agent-facing functions act only on channels
+-- whose tenant session_user is a member of (SECURITY DEFINER runs as actae_owner, so
+-- current_user is never the caller).
 
 -- actae._caller_tenants — the tenants session_user belongs to: itself when it is a superuser
--- or granted actae_agent directly; else the NOLOGIN roles granted to it directly that are
+-- or granted actae_agent directly; else every role it is a member of through any chain of
+-- grants (login -> group -> tenant, or a tenant that is itself a LOGIN role) that is
 -- granted actae_agent directly (actae_operator is not a tenant). Empty: a caller in no
--- tenant (a global auditor or operator).
+-- tenant (a global auditor or operator, when it holds no agent rights but an operator's:
+-- actae._may_read).
+-- Null: session_user has no pg_roles row.
 -- PL/pgSQL on purpose, as actae._member_of: its catalog queries are planned once per
 -- session. A LANGUAGE sql body with a FROM clause is not inlined and was planned again on
 -- every call (about 400 us of backend CPU per channel creation).
@@ -32,16 +36,20 @@ begin
         return array[v_role];
     end if;
     return array(
-        select m.roleid
-        from pg_catalog.pg_auth_members as m
-        inner join pg_catalog.pg_roles as t on t.oid = m.roleid
-        where m.member = v_role and not t.rolcanlogin
-            and t.rolname <> 'actae_operator'
+        with recursive m (role_oid) as (
+            select v_role
+            union
+            select a.roleid from pg_catalog.pg_auth_members as a
+            inner join m on a.member = m.role_oid
+        )
+        select m.role_oid
+        from m
+        where m.role_oid <> 'actae_operator'::regrole
             and exists (
                 select from pg_catalog.pg_auth_members as a
-                where a.member = m.roleid and a.roleid = 'actae_agent'::regrole
+                where a.member = m.role_oid and a.roleid = 'actae_agent'::regrole
             )
-        order by m.roleid
+        order by m.role_oid
     );
 end;
 $$;
@@ -84,7 +92,11 @@ as $$
 $$;
 
 -- actae._may_read — true when session_user may read a channel of tenant p_tenant: it is a
--- member of that tenant, or it belongs to no tenant at all (a global auditor or operator).
+-- member of that tenant, or it is a global reader (a global auditor or operator): it
+-- belongs to no tenant (actae._caller_tenants is empty) and is no member of actae_agent
+-- except through actae_operator. Fails closed: a caller with agent rights whose tenancy
+-- does not resolve, or whose role is not found (null tenants), reads no other channel.
+-- (actae._readable applies the same test; keep them together.)
 create or replace function actae._may_read(
     p_tenant oid
 ) returns boolean
@@ -92,7 +104,13 @@ language sql
 stable
 as $$
     select pg_catalog.pg_has_role(session_user, p_tenant, 'MEMBER')
-        or cardinality(actae._caller_tenants()) = 0;
+        or (
+            coalesce(cardinality(actae._caller_tenants()) = 0, false)
+            and (
+                not pg_catalog.pg_has_role(session_user, 'actae_agent', 'MEMBER')
+                or pg_catalog.pg_has_role(session_user, 'actae_operator', 'MEMBER')
+            )
+        );
 $$;
 
 -- actae._channel_tenant — the tenant of channel p_channel_id; null when there is no such
@@ -155,13 +173,18 @@ end;
 $$;
 
 -- actae._readable — actae._member_of for reads (actae._may_read): null, every channel, also
--- for a caller in no tenant (a global auditor or operator).
+-- for a global reader (the test of actae._may_read: in no tenant, no agent rights but an
+-- operator's); else every role session_user is a member of.
 create or replace function actae._readable() returns oid[]
 language sql
 stable
 as $$
     select case
-        when cardinality(actae._caller_tenants()) = 0 then null
+        when coalesce(cardinality(actae._caller_tenants()) = 0, false)
+            and (
+                not pg_catalog.pg_has_role(session_user, 'actae_agent', 'MEMBER')
+                or pg_catalog.pg_has_role(session_user, 'actae_operator', 'MEMBER')
+            ) then null
         else actae._member_of()
     end;
 $$;

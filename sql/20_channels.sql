@@ -1,31 +1,68 @@
 -- Channels: creation, locking, lineage lookups (SPEC sections 1 and 3).
 
--- actae._topic — the NOTIFY topic of a channel (identifier-safe, 38 bytes). Inlinable.
+-- actae._topic — the NOTIFY topic of channel p_channel_id of tenant p_tenant
+-- (identifier-safe, 38 bytes): 'actae_' || md5(secret || ':' || tenant || ':' || channel_id),
+-- the secret being actae.topic_secret's (migration 0020, readable by actae_owner only). So a
+-- topic cannot be computed from a channel id; it is learnt only from channel_topic,
+-- watch_channel or follow_channel, which check that the caller may read the channel.
+create or replace function actae._topic(
+    p_channel_id text,
+    p_tenant oid
+) returns text
+language sql
+stable
+as $$
+    select 'actae_' || md5(s.secret || ':' || p_tenant::text || ':' || p_channel_id)
+    from actae.topic_secret as s;
+$$;
+
+-- actae._topic — the NOTIFY topic of existing channel p_channel_id (of its tenant); null
+-- when there is no such channel. What record_event / transition_state NOTIFY on.
 create or replace function actae._topic(
     p_channel_id text
 ) returns text
 language sql
-immutable
+stable
 as $$
-    select 'actae_' || md5(p_channel_id);
+    select actae._topic(c.channel_id, c.tenant)
+    from actae.channels as c
+    where c.channel_id = p_channel_id;
 $$;
 
 -- actae.channel_topic — the NOTIFY topic on which record_event and transition_state
 -- announce a channel's new cursors while it is watched (see watch_channel).
+-- Guarantees: the real topic only to a caller who may read the channel (actae._may_read).
+-- For a channel that does not exist yet: the topic it will have once the caller creates it
+-- (its tenant: the caller's first tenant, or the login itself when it has none), so a
+-- watcher can LISTEN before watch_channel creates the channel. For another tenant's channel
+-- exactly the same answer as for an unknown one (a topic of the caller's own tenant, on
+-- which that channel is never announced): nothing tells the two apart.
+-- Raises: nothing.
 create or replace function actae.channel_topic(
     p_channel_id text
 ) returns text
-language sql
-immutable
+language plpgsql
+stable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select actae._topic(p_channel_id);
+declare
+    v_tenant oid := actae._channel_tenant(p_channel_id);
+begin
+    if v_tenant is null or not actae._may_read(v_tenant) then
+        v_tenant := coalesce(
+            (actae._caller_tenants())[1],
+            (select r.oid from pg_catalog.pg_roles as r where r.rolname = session_user)
+        );
+    end if;
+    return actae._topic(p_channel_id, v_tenant);
+end;
 $$;
 
 -- actae.watch_channel — have record_event and transition_state announce the channel's new
 -- cursors (NOTIFY on its topic, payload the cursor) for the next p_seconds; returns the
--- topic to LISTEN on.
+-- topic to LISTEN on (actae._topic: derived from a secret, so only a caller who may use
+-- the channel learns it).
 -- Guarantees: the registration is written under the channel row lock that every append
 -- holds, so an append either committed before this call returned (a read started after it
 -- sees the event) or is announced. LISTEN, call this, then read after your last cursor,
@@ -59,7 +96,7 @@ begin
         watched_until = greatest(c.watched_until,
             v_now + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
-    return actae._topic(p_channel_id);
+    return actae._topic(v_channel.channel_id, v_channel.tenant);
 end;
 $$;
 

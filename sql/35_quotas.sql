@@ -136,9 +136,13 @@ $$;
 -- by concurrent creators. A channel that already exists is not created again: its own
 -- tenant comes back, with nothing counted or checked (so a login in several tenants may
 -- use an existing channel of one of them; the caller's ownership check decides). A tenant
--- without a quota row pays one primary-key probe.
+-- without a quota row pays one primary-key probe. The count needs a snapshot taken after
+-- the lock, which only READ COMMITTED gives (a REPEATABLE READ or SERIALIZABLE snapshot
+-- predates the lock and misses channels created meanwhile), so a creation that must be
+-- counted is refused in any other isolation level.
 -- Raises: AC429 when the tenant has max_channels channels, or its measured bytes reached
--- max_bytes; AC400 from actae._caller_tenant.
+-- max_bytes; AC400 from actae._caller_tenant; 0A000 (actae._not_read_committed) when the
+-- tenant has a max_channels quota and the transaction is not READ COMMITTED.
 create or replace function actae._new_channel_tenant(
     p_channel_id text
 ) returns oid
@@ -164,6 +168,9 @@ begin
             v_quota.used_bytes, jsonb_build_object('measured_at', v_quota.measured_at));
     end if;
     if v_quota.max_channels is not null then
+        if current_setting('transaction_isolation') <> 'read committed' then
+            perform actae._not_read_committed('a channel creation under a max_channels quota');
+        end if;
         -- 1633907810: Actae's channel-quota lock class (the purge guard's class + 1).
         perform pg_advisory_xact_lock(1633907810, v_tenant::integer);
         select count(*) into v_count from actae.channels as c where c.tenant = v_tenant;
@@ -208,7 +215,11 @@ $$;
 -- actae._check_watch_cap — AC429 when registering a watch on p_channel would give its
 -- tenant more than _limit('watched_channels') channels watched at once. Renewing a live
 -- registration is always allowed. Serialised per tenant (transaction advisory lock) so
--- concurrent registrations cannot pass the cap together; counts from channels_watched_idx.
+-- concurrent registrations cannot pass the cap together; counts from channels_watched_idx,
+-- under a snapshot taken after the lock: a new registration is refused in a transaction
+-- that is not READ COMMITTED (its older snapshot would miss concurrent registrations).
+-- Raises: AC429 at the cap; 0A000 (actae._not_read_committed) for a new registration in a
+-- REPEATABLE READ or SERIALIZABLE transaction.
 create or replace function actae._check_watch_cap(
     p_channel actae.channels,
     p_now timestamptz
@@ -221,6 +232,9 @@ declare
 begin
     if p_channel.watched_until > p_now then
         return;
+    end if;
+    if current_setting('transaction_isolation') <> 'read committed' then
+        perform actae._not_read_committed('a new watch registration');
     end if;
     -- 1633907812: Actae's watch-cap lock class, keyed by tenant (a class of its own: the
     -- channel clock guard, 1633907811, is keyed by hashtext(channel_id), which can equal a

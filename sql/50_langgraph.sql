@@ -64,8 +64,10 @@ $$;
 -- when that fits and is free, else 'langgraph:<uuid>'. Creators of the same thread
 -- namespace take a transaction-scoped advisory lock on it, so they agree on one channel.
 -- A thread is one tenant's: a new namespace of a thread that has a namespace in a channel
--- of another tenant is refused (AC404, as that channel is), so no tenant can add a
--- namespace to (and so block a copy of, or a subgraph of) another tenant's thread.
+-- of another tenant is refused (AC404 naming 'langgraph:<thread_id>[:<checkpoint_ns>]', the
+-- channel the caller's namespace would get, never the other tenant's channel id), so no
+-- tenant can add a namespace to (and so block a copy of, or a subgraph of) another
+-- tenant's thread.
 create or replace function actae._langgraph_channel(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -99,8 +101,10 @@ begin
     inner join actae.channels as c on c.channel_id = t.channel_id
     where t.thread_id = p_thread_id and v_roles is not null and not c.tenant = any(v_roles)
     limit 1;
+    -- Named as the caller's own new channel would be: not the other tenant's channel id.
     if found then
-        perform actae._no_channel(v_channel_id);
+        perform actae._no_channel('langgraph:' || p_thread_id
+            || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end);
     end if;
     v_channel_id := 'langgraph:' || p_thread_id
         || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end;
@@ -721,8 +725,10 @@ $$;
 -- ids. Each target namespace channel is a fork_channel of the source's at its head, so
 -- events, states and completed tool executions are inherited, not copied (constant cost
 -- in their size); only the id index is copied. Later writes to either thread are not seen
--- by the other. Returns the number of namespaces copied (0 for an unknown source).
--- Raises: AC400 bad argument, AC409 the target thread already exists.
+-- by the other. Returns the number of namespaces copied (0 for an unknown source, and for
+-- another tenant's: the same answer).
+-- Raises: AC400 bad argument, AC409 the target thread already exists (also when another
+-- tenant holds it).
 create or replace function actae.langgraph_copy_thread(
     p_source_thread_id text,
     p_target_thread_id text
@@ -746,9 +752,8 @@ begin
         where t.thread_id = p_source_thread_id
         order by t.checkpoint_ns
     loop
-        continue when not exists (
-            select 1 from actae.channels as c where c.channel_id = v_map.channel_id
-        );
+        -- Another tenant's namespace counts as none, as an unknown source: nothing raised.
+        continue when not actae._owns_channel(v_map.channel_id);
         v_source := actae._lock_channel(v_map.channel_id, false);
         v_target_id := actae._langgraph_channel(p_target_thread_id, v_map.checkpoint_ns, true);
         perform actae.fork_channel(v_source.channel_id, v_source.head_cursor, v_target_id);

@@ -51,8 +51,10 @@ where not exists (
 
 -- The migrate runner's bookkeeping: small, read by ledger_status, copied to every node.
 -- Quotas (0016): one row per tenant, read at channel creation and append on any node.
+-- The topic secret (0020): one row, read when a topic is computed.
 select create_reference_table(t.name::regclass)
-from (values ('actae.schema_migrations'), ('actae.quotas')) as t (name)
+from (values ('actae.schema_migrations'), ('actae.quotas'), ('actae.topic_secret'))
+    as t (name)
 where not exists (
     select 1 from pg_dist_partition as p
     where p.logicalrelid = t.name::regclass

@@ -1094,7 +1094,15 @@ CREATE FUNCTION actae._tenant_role(p_tenant text) RETURNS oid
 --
 
 CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _topic(text, oid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._topic(p_channel_id text, p_tenant oid) RETURNS text
+    LANGUAGE sql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -1150,7 +1158,7 @@ CREATE FUNCTION actae.cancel_run(p_channel_id text, p_reason text) RETURNS actae
 --
 
 CREATE FUNCTION actae.channel_topic(p_channel_id text) RETURNS text
-    LANGUAGE sql IMMUTABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;
@@ -1918,6 +1926,16 @@ CREATE VIEW actae.tool_stats AS
   GROUP BY e.tool_name;
 
 --
+-- Name: topic_secret; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.topic_secret (
+    only_row boolean DEFAULT true NOT NULL,
+    secret text NOT NULL,
+    CONSTRAINT topic_secret_only_row_check CHECK (only_row)
+);
+
+--
 -- Name: annotations annotations_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
 --
 
@@ -2014,6 +2032,13 @@ ALTER TABLE ONLY actae.snapshots
 
 ALTER TABLE ONLY actae.snapshots
     ADD CONSTRAINT snapshots_pkey PRIMARY KEY (channel_id, version);
+
+--
+-- Name: topic_secret topic_secret_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.topic_secret
+    ADD CONSTRAINT topic_secret_pkey PRIMARY KEY (only_row);
 
 --
 -- Name: channels_closed_at_idx; Type: INDEX; Schema: actae; Owner: -
@@ -2887,6 +2912,12 @@ REVOKE ALL ON FUNCTION actae._tenant_role(p_tenant text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._topic(p_channel_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _topic(p_channel_id text, p_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._topic(p_channel_id text, p_tenant oid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -

@@ -1,0 +1,119 @@
+"""Tenant isolation fixes that need two connections, on a real server: a tenant's
+max_channels quota and watch cap hold against REPEATABLE READ / SERIALIZABLE transactions
+(whose snapshot predates the per-tenant lock), and a channel's NOTIFY topic is known only to
+callers that may read the channel."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+
+@pytest.fixture
+def roles(conn: psycopg.Connection) -> Iterator[dict[str, str]]:
+    """Tenants tn_a / tn_b with one login each (fresh names); dropped with their rows."""
+    tag = uuid.uuid4().hex[:8]
+    made = {k: f"tn_{k}_{tag}" for k in ("ten_a", "ten_b", "login_a", "login_b")}
+    for tenant, login in (("ten_a", "login_a"), ("ten_b", "login_b")):
+        conn.execute(sql.SQL("create role {} nologin").format(sql.Identifier(made[tenant])))
+        conn.execute(sql.SQL("grant actae_agent to {}").format(sql.Identifier(made[tenant])))
+        conn.execute(sql.SQL("create role {} login").format(sql.Identifier(made[login])))
+        conn.execute(sql.SQL("grant {} to {}").format(
+            sql.Identifier(made[tenant]), sql.Identifier(made[login])))
+    yield made
+    for tenant in ("ten_a", "ten_b"):
+        oid = conn.execute("select %s::regrole::oid", (made[tenant],)).fetchone()
+        conn.execute("delete from actae.quotas where tenant = %s", oid)
+        conn.execute("delete from actae.executions where tenant = %s", oid)
+        conn.execute("delete from actae.channels where tenant = %s", oid)
+    for role in reversed(list(made.values())):
+        conn.execute(sql.SQL("drop owned by {}").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("drop role {}").format(sql.Identifier(role)))
+
+
+def login(dsn: str, user: str) -> psycopg.Connection:
+    return psycopg.connect(make_conninfo(dsn, user=user), autocommit=True)
+
+
+@pytest.mark.parametrize("isolation", ["repeatable read", "serializable"])
+def test_channel_quota_holds_against_an_old_snapshot(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str], isolation: str) -> None:
+    conn.execute("select actae.set_quota(%s, 3, null, null)", (roles["ten_a"],))
+    tag = uuid.uuid4().hex[:6]
+    with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
+        s2.execute(f"begin isolation level {isolation}")
+        s2.execute("select 1")  # the snapshot: no channel yet
+        for i in range(3):
+            s1.execute("select actae.create_channel(%s)", (f"tn-q-{tag}-{i}",))
+        with pytest.raises(psycopg.Error) as refused:
+            s2.execute("select actae.create_channel(%s)", (f"tn-q-{tag}-late",))
+        assert refused.value.sqlstate == "0A000"
+        assert "READ COMMITTED" in (refused.value.diag.message_primary or "")
+        s2.execute("rollback")
+        with pytest.raises(psycopg.Error) as at_quota:  # READ COMMITTED: counted exactly
+            s2.execute("select actae.create_channel(%s)", (f"tn-q-{tag}-rc",))
+        assert at_quota.value.sqlstate == "AC429"
+    count = conn.execute("select count(*) from actae.channels where tenant = %s::regrole",
+                         (roles["ten_a"],)).fetchone()
+    assert count == (3,)
+
+
+def test_no_quota_no_refusal_in_repeatable_read(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    with login(dsn, roles["login_a"]) as s:
+        s.execute("begin isolation level repeatable read")
+        s.execute("select actae.create_channel(%s)", (f"tn-free-{uuid.uuid4().hex[:6]}",))
+        s.execute("commit")
+
+
+def test_watch_cap_holds_against_an_old_snapshot(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    cap = conn.execute("select actae._limit('watched_channels')").fetchone()[0]
+    tag = uuid.uuid4().hex[:6]
+    conn.execute(
+        "insert into actae.channels (channel_id, tenant, watched_until)"
+        " select %s || i, %s::regrole, now() + interval '1 hour'"
+        " from generate_series(1, %s) as i",
+        (f"tn-w-{tag}-", roles["ten_a"], cap - 1))
+    conn.execute("insert into actae.channels (channel_id, tenant) values (%s, %s::regrole),"
+                 " (%s, %s::regrole)",
+                 (f"tn-w-{tag}-x", roles["ten_a"], f"tn-w-{tag}-y", roles["ten_a"]))
+    with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
+        s2.execute("begin isolation level repeatable read")
+        s2.execute("select 1")  # the snapshot: cap - 1 watched
+        s1.execute("select actae.watch_channel(%s, 60)", (f"tn-w-{tag}-x",))  # the cap
+        with pytest.raises(psycopg.Error) as refused:
+            s2.execute("select actae.watch_channel(%s, 60)", (f"tn-w-{tag}-y",))
+        assert refused.value.sqlstate == "0A000"
+        s2.execute("rollback")
+        with pytest.raises(psycopg.Error) as at_cap:
+            s2.execute("select actae.watch_channel(%s, 60)", (f"tn-w-{tag}-y",))
+        assert at_cap.value.sqlstate == "AC429"
+    watched = conn.execute(
+        "select count(*) from actae.channels where tenant = %s::regrole"
+        " and watched_until > now()", (roles["ten_a"],)).fetchone()
+    assert watched == (cap,)
+
+
+def test_another_tenant_cannot_listen_to_a_channel(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    channel = f"tn-topic-{uuid.uuid4().hex[:6]}"
+    with login(dsn, roles["login_a"]) as a, login(dsn, roles["login_b"]) as b:
+        a.execute("select actae.create_channel(%s)", (channel,))
+        stolen = b.execute("select actae.channel_topic(%s)", (channel,)).fetchone()[0]
+        b.execute(sql.SQL("listen {}").format(sql.Identifier(stolen)))
+        naive = "actae_" + b.execute("select md5(%s)", (channel,)).fetchone()[0]
+        b.execute(sql.SQL("listen {}").format(sql.Identifier(naive)))
+        topic = a.execute("select actae.watch_channel(%s, 60)", (channel,)).fetchone()[0]
+        assert topic == a.execute("select actae.channel_topic(%s)", (channel,)).fetchone()[0]
+        a.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+        for _ in range(2):
+            a.execute("select actae.record_event(%s, 'private', '{}')", (channel,))
+        assert [n.payload for n in a.notifies(timeout=2, stop_after=2)] == ["1", "2"]
+        b.execute("select 1")
+        assert list(b.notifies(timeout=0.5, stop_after=1)) == []
