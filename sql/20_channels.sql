@@ -1,42 +1,34 @@
 -- Channels: creation, locking, lineage lookups (SPEC sections 1 and 3).
 
--- actae._topic — the NOTIFY topic of channel p_channel_id of tenant p_tenant
--- (identifier-safe, 38 bytes): 'actae_' || md5(secret || ':' || tenant || ':' || channel_id),
--- the secret being actae.topic_secret's (migration 0020, readable by actae_owner only). So a
--- topic cannot be computed from a channel id; it is learnt only from channel_topic,
--- watch_channel or follow_channel, which check that the caller may read the channel.
-create or replace function actae._topic(
-    p_channel_id text,
-    p_tenant oid
-) returns text
-language sql
-stable
-as $$
-    select 'actae_' || md5(s.secret || ':' || p_tenant::text || ':' || p_channel_id)
-    from actae.topic_secret as s;
-$$;
-
--- actae._topic — the NOTIFY topic of existing channel p_channel_id (of its tenant); null
--- when there is no such channel. What record_event / transition_state NOTIFY on.
+-- actae._topic — the NOTIFY topic of channel p_channel_id (identifier-safe, 38 bytes):
+-- 'actae_' || md5(secret || ':channel:' || channel_id), the secret being actae.topic_secret's
+-- (migration 0020, readable by actae_owner only). So a topic cannot be computed from a
+-- channel id; it is learnt only from channel_topic, watch_channel or follow_channel, which
+-- check that the caller may read the channel. It does not change with the channel's tenant
+-- (assign_tenant), so watchers keep listening on the right topic.
+-- PL/pgSQL: its query is planned once per session (a LANGUAGE sql body with a FROM clause is
+-- planned again in every transaction, and an append of a watched channel calls this).
 create or replace function actae._topic(
     p_channel_id text
 ) returns text
-language sql
+language plpgsql
 stable
 as $$
-    select actae._topic(c.channel_id, c.tenant)
-    from actae.channels as c
-    where c.channel_id = p_channel_id;
+begin
+    return (
+        select 'actae_' || md5(s.secret || ':channel:' || p_channel_id)
+        from actae.topic_secret as s
+    );
+end;
 $$;
 
 -- actae.channel_topic — the NOTIFY topic on which record_event and transition_state
 -- announce a channel's new cursors while it is watched (see watch_channel).
--- Guarantees: the real topic only to a caller who may read the channel (actae._may_read).
--- For a channel that does not exist yet: the topic it will have once the caller creates it
--- (its tenant: the caller's first tenant, or the login itself when it has none), so a
--- watcher can LISTEN before watch_channel creates the channel. For another tenant's channel
--- exactly the same answer as for an unknown one (a topic of the caller's own tenant, on
--- which that channel is never announced): nothing tells the two apart.
+-- Guarantees: the topic of a channel the caller may read (actae._may_read), and of a
+-- channel that does not exist yet (the topic it has once created: a watcher LISTENs before
+-- watch_channel creates the channel). For another tenant's channel a topic on which nothing
+-- is ever announced, derived from the secret, the caller and the id: like a real topic, it
+-- does not tell the caller whether the channel exists.
 -- Raises: nothing.
 create or replace function actae.channel_topic(
     p_channel_id text
@@ -49,13 +41,15 @@ as $$
 declare
     v_tenant oid := actae._channel_tenant(p_channel_id);
 begin
-    if v_tenant is null or not actae._may_read(v_tenant) then
-        v_tenant := coalesce(
-            (actae._caller_tenants())[1],
-            (select r.oid from pg_catalog.pg_roles as r where r.rolname = session_user)
+    if v_tenant is not null and not actae._may_read(v_tenant) then
+        -- Its own domain (':decoy:', not ':channel:'): never a real channel's topic.
+        return (
+            select 'actae_' || md5(s.secret || ':decoy:' || octet_length(session_user) || ':'
+                || session_user || ':' || p_channel_id)
+            from actae.topic_secret as s
         );
     end if;
-    return actae._topic(p_channel_id, v_tenant);
+    return actae._topic(p_channel_id);
 end;
 $$;
 
@@ -96,7 +90,7 @@ begin
         watched_until = greatest(c.watched_until,
             v_now + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
-    return actae._topic(v_channel.channel_id, v_channel.tenant);
+    return actae._topic(p_channel_id);
 end;
 $$;
 

@@ -1094,15 +1094,7 @@ CREATE FUNCTION actae._tenant_role(p_tenant text) RETURNS oid
 --
 
 CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
-    LANGUAGE sql STABLE
-    AS $$ (body in sql/) $$;
-
---
--- Name: _topic(text, oid); Type: FUNCTION; Schema: actae; Owner: -
---
-
-CREATE FUNCTION actae._topic(p_channel_id text, p_tenant oid) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -2912,12 +2904,6 @@ REVOKE ALL ON FUNCTION actae._tenant_role(p_tenant text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._topic(p_channel_id text) FROM PUBLIC;
-
---
--- Name: FUNCTION _topic(p_channel_id text, p_tenant oid); Type: ACL; Schema: actae; Owner: -
---
-
-REVOKE ALL ON FUNCTION actae._topic(p_channel_id text, p_tenant oid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -

@@ -1,10 +1,11 @@
 """Tenant isolation fixes that need two connections, on a real server: a tenant's
 max_channels quota and watch cap hold against REPEATABLE READ / SERIALIZABLE transactions
 (whose snapshot predates the per-tenant lock), and a channel's NOTIFY topic is known only to
-callers that may read the channel."""
+callers that may read the channel (and stays the same when the channel changes tenant)."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 
@@ -12,6 +13,9 @@ import psycopg
 import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
+
+from actae import ActaeClient
+from actae.tenants import assign_tenant
 
 
 @pytest.fixture
@@ -117,3 +121,32 @@ def test_another_tenant_cannot_listen_to_a_channel(
         assert [n.payload for n in a.notifies(timeout=2, stop_after=2)] == ["1", "2"]
         b.execute("select 1")
         assert list(b.notifies(timeout=0.5, stop_after=1)) == []
+
+
+def test_a_watcher_keeps_receiving_after_the_channel_changes_tenant(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    """The topic does not depend on the tenant: assign_tenant does not silence a watch()
+    started before it (with a poll interval far longer than the wait, only a NOTIFY can
+    deliver the event in time)."""
+    channel = f"tn-move-{uuid.uuid4().hex[:6]}"
+
+    async def main() -> list[int]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            seen: list[int] = []
+
+            async def follow() -> None:
+                async for event in client.watch(channel, poll_seconds=60):
+                    seen.append(event.cursor)
+                    if len(seen) == 2:
+                        return
+
+            watcher = asyncio.create_task(follow())
+            await client.record_event(channel, "before", {})
+            while not seen:
+                await asyncio.sleep(0.05)
+            assign_tenant(conn, channel, roles["ten_b"])
+            await client.record_event(channel, "after", {})
+            await asyncio.wait_for(watcher, 5)
+            return seen
+
+    assert asyncio.run(main()) == [1, 2]

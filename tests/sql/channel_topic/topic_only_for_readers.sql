@@ -1,13 +1,13 @@
 -- actae.channel_topic / watch_channel: a channel's NOTIFY topic is derived from a secret only
 -- actae_owner reads (not computable from the channel id), and is handed out only to callers
--- who may read the channel. Another tenant asking for it gets exactly the answer for an
--- unknown channel (a topic of its own tenant, never the channel's). A caller asking before
--- the channel exists gets the topic the channel has once it creates it (the driver's
--- watch() LISTENs first); watch_channel returns the same topic; the auditor's
--- follow_channel agrees.
+-- who may read the channel. Another tenant asking for it gets a topic on which nothing is
+-- ever announced (never the channel's). A caller asking before the channel exists gets the
+-- topic the channel has once it creates it (the driver's watch() LISTENs first);
+-- watch_channel returns the same topic; a global auditor gets it too; assign_tenant does
+-- not change it (watchers keep listening).
 begin;
 \ir ../helpers.psql
-select plan(9);
+select plan(10);
 
 select pg_temp.two_tenants('tn_tp_a', 'tn_tp_b', 'tn_tp_la', 'tn_tp_lb');
 create role tn_tp_aud login;
@@ -40,17 +40,19 @@ select isnt((select value from seen where login = 'a' and what = 'watch'),
 select isnt((select value from seen where login = 'b' and what = 'other'),
     (select value from seen where login = 'a' and what = 'watch'),
     'another tenant does not get the channel''s topic');
-select is((select value from seen where login = 'b' and what = 'other'),
-    actae._topic('tn-tp-ch', 'tn_tp_b'::regrole),
-    '... but the topic an unknown channel of its own would have (the same answer as unknown)');
+select isnt((select value from seen where login = 'b' and what = 'other'),
+    actae._topic('tn-tp-ch'), '... nor the topic of any channel id');
 select is((select value from seen where login = 'b' and what = 'unknown'),
-    actae._topic('tn-tp-unknown', 'tn_tp_b'::regrole),
-    '... which is what an unknown channel id answers');
+    actae._topic('tn-tp-unknown'),
+    'an unknown channel id answers the topic it will have once created');
 select is((select value::jsonb ->> 'sqlstate' from seen where login = 'b' and what = 'watch'),
     'AC404', 'watch_channel on another tenant''s channel stays AC404');
 select is((select value from seen where login = 'aud' and what = 'topic'),
     (select value from seen where login = 'a' and what = 'watch'),
     'a global auditor gets the real topic');
+select actae.assign_tenant('tn-tp-ch', 'tn_tp_b');
+select is(actae._topic('tn-tp-ch'), (select value from seen where login = 'a' and what = 'watch'),
+    'assign_tenant does not change a channel''s topic');
 select ok(not has_table_privilege('actae_auditor', 'actae.topic_secret', 'SELECT')
     and not has_table_privilege('actae_operator', 'actae.topic_secret', 'SELECT')
     and not has_table_privilege('actae_agent', 'actae.topic_secret', 'SELECT'),
