@@ -30,6 +30,14 @@ async def _await(awaitable: Any) -> Any:
     return await awaitable
 
 
+def _not_cancelled(exc: asyncio.CancelledError) -> RuntimeError:
+    """What a tool's own CancelledError is recorded and raised as (it awaited something
+    another party cancelled; nobody cancelled the call): a failure of the tool, retryable."""
+    error = RuntimeError("the tool raised CancelledError without being cancelled")
+    error.__cause__ = exc
+    return error
+
+
 class ThreadRun:
     """A tool running in a daemon worker thread (a reused one when one is idle)."""
 
@@ -59,6 +67,8 @@ class ThreadRun:
             if inspect.isawaitable(value):
                 value = asyncio.run(_await(value))
             outcome = Returned(value)
+        except asyncio.CancelledError as exc:
+            outcome = Raised(_not_cancelled(exc))  # nothing cancels a tool in its thread
         except BaseException as exc:  # noqa: BLE001 - handed to the plan, which decides
             outcome = Raised(exc)
         self.outcome = outcome
@@ -166,11 +176,7 @@ async def _tool(fn: Tool, ctx: ToolContext, running: Running) -> Outcome:
         task = asyncio.current_task()
         if task is None or task.cancelling():
             raise  # cancelled (stopped, or its caller was): nothing to record
-        # The tool raised CancelledError itself (it awaited something another party
-        # cancelled): a failure of the tool, not a cancellation of the call.
-        error = RuntimeError("the tool raised CancelledError without being cancelled")
-        error.__cause__ = exc
-        return Raised(error)
+        return Raised(_not_cancelled(exc))
     except BaseException as exc:  # noqa: BLE001 - handed to the plan, which decides
         return Raised(exc)
     finally:

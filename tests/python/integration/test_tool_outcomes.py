@@ -96,8 +96,15 @@ def test_a_tool_raising_cancelled_error_itself_is_a_failure_not_a_cancellation(
             return task.cancelled()
 
     assert asyncio.run(main()) is False
-    status, retryable, error = _rows(dsn, channel)["k"]
-    assert (status, retryable) == ("failed", True) and "CancelledError" in error
+    # Under the sync client the async tool runs in a worker thread's own event loop.
+    with SyncActaeClient(dsn, max_size=1) as client, \
+            pytest.raises(RuntimeError, match="without being cancelled"):
+        client.run_tool(awaits_a_cancelled_future, channel_id=channel, key_name="s",
+                        tool_name="t", params={})
+    rows = _rows(dsn, channel)
+    for key in ("k", "s"):
+        status, retryable, error = rows[key]
+        assert (status, retryable) == ("failed", True) and "CancelledError" in error
 
 
 @pytest.mark.parametrize("result", [{"x": float("nan")}, {"x": object()}],

@@ -32,13 +32,13 @@ def test_stop_returns_the_outcome_of_a_sync_tool_that_already_finished() -> None
 
     async def scenario() -> tuple[Any, bool]:
         ctx = _ctx()
-        running = await _runtime.arun(Start(tool, ctx), None)
+        running = await _runtime.arun(Start(tool, ctx))
         # Block the loop (no await) while the tool returns and its thread hands the outcome
         # back: the hand-back is queued behind this coroutine, the future still unsettled.
         assert returning.wait(10)
         time.sleep(0.05)
         assert not running.future.done()
-        outcome = await _runtime.arun(Stop(running, ctx), None)
+        outcome = await _runtime.arun(Stop(running, ctx))
         return outcome, ctx.should_stop()
 
     outcome, told = asyncio.run(scenario())
