@@ -157,6 +157,12 @@ begin
             end if;
         end if;
     end if;
+    if v_channel.channel_id is null
+        and octet_length(p_channel_id) between 1 and actae._limit('channel_id') then
+        -- The channel's own errors (a login in several tenants creating it, its quota) are
+        -- raised here, without an element, on this path too.
+        v_channel := actae._claim_channel(p_channel_id);
+    end if;
     begin
         for i in 1 .. v_count loop
             v_element := i;
