@@ -19,7 +19,8 @@ Public API
 ``throwaway(data_dir=None, *, port=None, keep=False) -> ContextManager[str]``
     Start a new server (in a fresh ``/tmp`` folder unless ``data_dir``), create database
     ``actae``, migrate it, yield its DSN; stop it and delete the folder afterwards (``keep``:
-    leave both). Unix socket only, no TCP.
+    leave both). Unix socket only, no TCP. In the main thread, SIGTERM and SIGHUP (when they
+    would kill the process outright) stop the server and delete the folder before exiting.
 ``ensure_dsn(announce=None) -> ContextManager[str]``
     ``$ACTAE_DSN`` (migrated first) when set, else a ``throwaway()`` server for the block.
 ``dev_main(data_dir, port) -> int``
@@ -29,10 +30,14 @@ Public API
 ``Server(base, *, port=None, bin_dir=None, settings=None, listen="127.0.0.1")``
     One cluster in folder ``base`` (``pgdata/``, ``run/`` socket, ``log/``): ``start()``,
     ``stop()``, ``crash()`` (immediate stop), ``running()``, ``create_database(name, fresh=)``,
-    ``dsn(dbname)``, ``url(dbname)``, ``remove()``, ``version()``.
+    ``dsn(dbname)``, ``url(dbname)``, ``tcp_url(dbname)``, ``password()``, ``remove()``,
+    ``version()``. Unix-socket connections are trusted (the socket is inside the 0700 folder);
+    TCP ones need the random password initdb was given, kept in ``<base>/password`` (0600)
+    and included in ``tcp_url()``.
 ``prepare(dsn, *, extensions=False)``
     Create the pgtap/plpgsql_check extensions when the server has them, then migrate.
-``find_bin(choice=None) -> Path``, ``PostgresNotFound``, ``ServerFailed``.
+``find_bin(choice=None) -> Path``, ``PostgresNotFound``, ``ServerFailed``, ``BadSetting``
+(``ACTAE_PG_PORT`` not a port number).
 ``main(argv)``: ``python -m actae.pg start|stop|status|env|clean|run [--] CMD...`` (the Makefile's
 entry; ``run`` honours ``ACTAE_DSN``, ``ACTAE_FRESH_DB=1``, ``ACTAE_KEEP_DB=1``).
 
@@ -47,6 +52,7 @@ import hashlib
 import importlib.util
 import os
 import pwd
+import secrets
 import shlex
 import shutil
 import signal
@@ -54,6 +60,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
@@ -90,6 +97,10 @@ class PostgresNotFound(ActaeError):
 
 class ServerFailed(ActaeError):
     """initdb, start or stop failed; the message carries the log's last lines."""
+
+
+class BadSetting(ActaeError):
+    """An ``ACTAE_PG_*`` environment variable holds a value that cannot be used."""
 
 
 def find_bin(choice: str | None = None) -> Path:
@@ -155,15 +166,22 @@ def _port_taken(port: int) -> bool:
 
 
 def _env_port() -> int | None:
-    value = os.environ.get("ACTAE_PG_PORT")
-    return int(value) if value else None
+    """``$ACTAE_PG_PORT`` as a port number, None when unset or empty; BadSetting (one line
+    naming the variable) when it is not a number from 1 to 65535."""
+    value = os.environ.get("ACTAE_PG_PORT", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or not 0 < int(value) < 65536:
+        raise BadSetting(f"ACTAE_PG_PORT={value!r} is not a port number (1-65535)")
+    return int(value)
 
 
 class Server:
     """A PostgreSQL cluster in folder ``base``: ``pgdata/``, ``run/`` (socket), ``log/``.
 
-    ``listen`` is the TCP address ("" for unix socket only). Only a server this object (or an
-    earlier one on the same folder) started is ever stopped by it.
+    ``listen`` is the TCP address ("" for unix socket only); TCP connections need the password
+    in ``password_file``. Only a server this object (or an earlier one on the same folder)
+    started is ever stopped by it.
     """
 
     def __init__(
@@ -180,6 +198,7 @@ class Server:
         self.data = self.base / "pgdata"
         self.run_dir = self.base / "run"
         self.log = self.base / "log" / "postgres.log"
+        self.password_file = self.base / "password"  # 0600: the role's password for TCP
         self.port = port or _env_port() or REPO_PORT
         self.settings = {**BASE_SETTINGS, "listen_addresses": listen, **(settings or {})}
 
@@ -220,9 +239,15 @@ class Server:
         self.base.chmod(0o700)
         if (self.data / "PG_VERSION").is_file():
             return
+        # Unix-socket connections are trusted: the socket lives in run/ under the 0700 folder,
+        # so only its owner (and root) can reach it. TCP connections need the password, a
+        # random one kept in the 0600 file ``password`` beside pgdata/, so other local users
+        # cannot log in as the superuser over 127.0.0.1.
+        self._write_password(secrets.token_hex(16))
         locale = "C.UTF-8" if sys.platform.startswith("linux") else "C"
         done = self._run(
-            "initdb", "-D", str(self.data), "-U", SERVER_USER, "--auth=trust",
+            "initdb", "-D", str(self.data), "-U", SERVER_USER, "--auth-local=trust",
+            "--auth-host=scram-sha-256", f"--pwfile={self.password_file}",
             "--encoding=UTF8", f"--locale={locale}", "--no-sync", check=False,
         )
         if done.returncode != 0:
@@ -230,6 +255,24 @@ class Server:
         lines = [f"{k} = '{v.replace(chr(39), chr(39) * 2)}'" for k, v in self.settings.items()]
         with (self.data / "postgresql.conf").open("a") as conf:
             conf.write("\n# Actae (actae.pg)\n" + "\n".join(lines) + "\n")
+
+    def _write_password(self, password: str) -> None:
+        """Write ``password_file`` readable by its owner only (the server user as root, so
+        initdb can read it)."""
+        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            os.fchmod(out.fileno(), 0o600)
+            out.write(password + "\n")
+        if self.as_root:
+            shutil.chown(self.password_file, SERVER_USER, SERVER_USER)
+
+    def password(self) -> str | None:
+        """The role's password for TCP connections; None for a cluster made before passwords
+        (its TCP connections are still trusted) or one not initialised yet."""
+        try:
+            return self.password_file.read_text().strip() or None
+        except OSError:
+            return None
 
     def start(self) -> Server:
         """initdb if needed, then start and wait until it accepts connections (no-op when up)."""
@@ -277,8 +320,11 @@ class Server:
                 f"&port={self.running_port()}")
 
     def tcp_url(self, dbname: str = DATABASE) -> str:
+        """URL over TCP, with the password TCP connections need (hex: no quoting needed)."""
         host = self.settings.get("listen_addresses") or "127.0.0.1"
-        return f"postgresql://{SERVER_USER}@{host}:{self.running_port()}/{dbname}"
+        password = self.password()
+        user = f"{SERVER_USER}:{password}" if password else SERVER_USER
+        return f"postgresql://{user}@{host}:{self.running_port()}/{dbname}"
 
     def create_database(self, name: str = DATABASE, *, fresh: bool = False) -> str:
         """Create database ``name`` unless it exists (``fresh``: drop it first); its DSN."""
@@ -392,23 +438,61 @@ def throwaway(
 
     The server listens on a unix socket only (no TCP port is taken; ``port`` just names the
     socket). Afterwards it is stopped and its folder deleted, unless ``keep``. A ``data_dir``
-    that already holds a cluster is reused (and kept).
+    that already holds a cluster is reused (and kept). This holds when the block raises, on
+    Ctrl-C, and (called from the main thread) on SIGTERM or SIGHUP, which exit with status
+    128 + the signal number once the server is gone.
     """
     created = data_dir is None
-    base = Path(tempfile.mkdtemp(prefix="actae-pg-", dir="/tmp")) if created else Path(data_dir)
-    server = Server(base, port=port or free_port(), listen="")
+    with _exit_on_signals():
+        base = (Path(tempfile.mkdtemp(prefix="actae-pg-", dir="/tmp")) if created
+                else Path(data_dir))
+        try:
+            server = Server(base, port=port or free_port(), listen="")
+        except BaseException:  # no binaries, ...: the folder made above must not stay behind
+            if created:
+                shutil.rmtree(base, ignore_errors=True)
+            raise
+        try:
+            server.start()
+            dsn = server.create_database(DATABASE)
+            migrate(dsn)
+            yield dsn
+        finally:
+            if keep:
+                pass
+            elif created:
+                server.remove()
+            else:
+                server.stop()
+
+
+_EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _exit_on_signals() -> Generator[None]:
+    """Within the block, SIGTERM and SIGHUP raise SystemExit(128 + signal number) instead of
+    killing the process, so ``finally`` clauses (stopping a server, deleting its folder) run.
+
+    Only in the main thread (Python delivers signals there; elsewhere this does nothing), and
+    only for signals still at their default action: an ignored signal (``nohup``) or a handler
+    someone installed is left alone. The previous handlers are back when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous: dict[signal.Signals, Any] = {}
     try:
-        server.start()
-        dsn = server.create_database(DATABASE)
-        migrate(dsn)
-        yield dsn
+        for signum in _EXIT_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, on_signal)
+        yield
     finally:
-        if keep:
-            pass
-        elif created:
-            server.remove()
-        else:
-            server.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager
@@ -453,7 +537,6 @@ def dev_main(data_dir: Path | None, port: int | None) -> int:
     """``actae dev``: start (or reuse) a server in ``data_dir``, migrate database ``actae``,
     print its DSN, wait for Ctrl-C (or SIGTERM), stop it. Returns the exit status."""
     folder = data_dir or default_dev_dir()
-    chosen = port or _env_port() or (DEV_PORT if not _port_taken(DEV_PORT) else free_port())
 
     def on_term(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
@@ -464,6 +547,8 @@ def dev_main(data_dir: Path | None, port: int | None) -> int:
     server: Server | None = None
     try:
         try:
+            chosen = port or _env_port() or (
+                DEV_PORT if not _port_taken(DEV_PORT) else free_port())
             candidate = Server(folder, port=chosen)
             if candidate.running():
                 print(f"actae dev: a server already runs in {candidate.data}:"

@@ -33,7 +33,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
+
 from actae import SyncActaeClient
+from actae.demo import require_migrated
+from actae.errors import ActaeError
 from actae.fakes import FakeProvider
 
 KEY = "charge_customer:order-4471"
@@ -175,7 +179,13 @@ def main(dsn: str) -> int:
     print("        with SIGKILL before it can tell Actae the result.")
     a = start(dsn, "A", channel, crash=True)
     follow(a, until_ready=True)
-    os.kill(a.proc.pid, signal.SIGKILL)
+    if a.proc.poll() is not None or not a.fact("ready"):
+        # A ended on its own (its error is on stderr above) before charging: no story to tell.
+        print(f"    [demo] worker A (pid {a.proc.pid}) failed with exit status"
+              f" {a.proc.returncode} before the charge; the demo stops here", flush=True)
+        print("\nINVARIANT FAILED: worker A did not reach the charge", flush=True)
+        return 1
+    os.kill(a.proc.pid, signal.SIGKILL)  # A is alive (not reaped) and waiting to be killed
     a.proc.wait(timeout=STEP_TIMEOUT)
     print(f"    [demo] sent SIGKILL to worker A (pid {a.proc.pid}); "
           f"exit status {a.proc.returncode}")
@@ -234,5 +244,16 @@ if __name__ == "__main__":
               file=sys.stderr)
         sys.exit(2)
     if sys.argv[1:2] == ["worker"]:
-        sys.exit(worker(dsn, sys.argv[2], sys.argv[3], "--crash-after-charge" in sys.argv))
+        try:
+            sys.exit(worker(dsn, sys.argv[2], sys.argv[3], "--crash-after-charge" in sys.argv))
+        except (ActaeError, psycopg.Error) as exc:  # one line on stderr, not a traceback
+            print(f"    [worker {sys.argv[2]}, pid {os.getpid()}] failed:"
+                  f" {(str(exc).strip() or repr(exc)).splitlines()[0]}",
+                  file=sys.stderr, flush=True)
+            sys.exit(1)
+    try:
+        require_migrated(dsn)
+    except (ActaeError, psycopg.Error) as exc:
+        print(f"actae.demo.crash: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+        sys.exit(1)
     sys.exit(main(dsn))
