@@ -10,8 +10,10 @@ span's context, as a task or in a thread). Attributes, where the call has them:
 ``actae.channel_id``, ``actae.key_name``, ``actae.tool_name``, ``actae.execution_id``,
 ``actae.outcome`` (the claim outcome), ``actae.status``, ``actae.fence``, ``actae.attempt``,
 ``actae.ambiguous``; plus ``db.system.name = postgresql`` and ``db.operation.name``. The
-run_tool span gets the claim's outcome, fence, attempt and ambiguous too. An error sets the
-span's status and records the exception (``actae.sqlstate`` for Actae's own).
+run_tool span gets the claim's outcome, fence, attempt and ambiguous too, and the status its
+execution ended with (``completed``, ``failed``, ...; ``claimed`` only if it never finished).
+An error sets the span's status and records the exception (``actae.sqlstate`` for Actae's
+own).
 
 Trace context is stored with the execution: when a claim makes this worker the owner
 (``claimed``/``reclaimed``), the traceparent of the span around the tool (the run_tool span, or
@@ -116,6 +118,11 @@ class ActaeTracing(observe.Observer):
                 yield from self._claimed(span, self._plan_of(parent, call), result, call)
             elif isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
+                owner_span = self._plan_of_row(parent, result)
+                if owner_span is not None:
+                    # the run_tool span reports where its execution ended (completed,
+                    # failed, ...), not the 'claimed' its claim left there
+                    owner_span.set_attributes(_row_attributes(result))
             return result
         finally:
             span.end()
@@ -129,6 +136,15 @@ class ActaeTracing(observe.Observer):
             return None
         key = (call.params.get("channel_id"), call.params.get("key_name"))
         return parent if key in plan[1] else None
+
+    @staticmethod
+    def _plan_of_row(parent: Span, row: Execution) -> Span | None:
+        """The run_tool span whose own execution `row` is (a completion or failure made by
+        run_tool itself, not by a tool inside it for another key)."""
+        plan = _plan_span.get()
+        if plan is None or plan[0] is not parent:
+            return None
+        return parent if (row.channel_id, row.key_name) in plan[1] else None
 
     def _claimed(self, span: Span, owner_span: Span | None, claim: Claim,
                  call: calls.Call[Any]) -> observe.Steps:

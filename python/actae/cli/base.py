@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import uuid
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import contextmanager
@@ -51,7 +52,24 @@ def dsn_from(args: argparse.Namespace) -> str:
     dsn: str | None = getattr(args, "dsn", None) or os.environ.get("ACTAE_DSN")
     if not dsn:
         raise CommandError("no database given: pass --dsn or set ACTAE_DSN", code=2)
+    if not is_utf8(dsn):
+        raise CommandError(f"the DSN is not valid UTF-8: {undecodable(dsn)}", code=2)
     return dsn
+
+
+def is_utf8(text: str) -> bool:
+    """False for a command-line argument or environment value that was not valid UTF-8
+    (Python keeps such bytes as lone surrogates, which nothing can encode later)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def undecodable(text: str) -> str:
+    """Such a value shown with its bad bytes as \\xNN, safe to print."""
+    return printable(os.fsencode(text).decode("utf-8", "backslashreplace"))
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -124,8 +142,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with every C0 and C1 control character and DEL written as \\xNN, so a string
+    an agent chose (event type, tool name, key, error, id) cannot move the cursor, send
+    terminal escape sequences or start a line of its own on the operator's terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def cell(value: Any) -> str:
-    """One value as a short human string: times to the second in UTC, durations as 1h2m3s."""
+    """One value as a short human string: times to the second in UTC, durations as 1h2m3s;
+    control characters escaped (printable)."""
+    return printable(_cell(value))
+
+
+def _cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -186,8 +219,8 @@ def table(rows: Iterable[Sequence[Any]], headers: Sequence[str]) -> str:
 def pairs(items: Iterable[tuple[str, Any]]) -> str:
     """``label  value`` lines with the labels aligned."""
     items = list(items)
-    width = max(len(label) for label, _ in items)
-    return "\n".join(f"{label.ljust(width)}  {cell(value)}" for label, value in items)
+    width = max(len(printable(label)) for label, _ in items)
+    return "\n".join(f"{printable(label).ljust(width)}  {cell(value)}" for label, value in items)
 
 
 EXECUTION_HEADERS = (

@@ -9,13 +9,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from actae.cli.base import CommandError, Subparsers, dsn_from, table, to_json
+from actae.cli.base import (
+    CommandError,
+    Subparsers,
+    dsn_from,
+    open_client,
+    printable,
+    table,
+    to_json,
+)
 from actae.client import ActaeClient, SyncActaeClient
 from actae.console.models import StateDiff, TimelineEntry
 from actae.errors import ActaeError
+
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 def _reported(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -69,7 +80,13 @@ def _print_timeline(rows: Iterable[TimelineEntry], as_json: bool, headers: bool)
 def _run_timeline(args: argparse.Namespace) -> int:
     dsn = dsn_from(args)
     if args.follow:
-        return asyncio.run(_follow(dsn, args))
+        try:
+            return asyncio.run(_follow(dsn, args))
+        except KeyboardInterrupt:
+            # Ctrl-C is how --follow ends: asyncio.run has cancelled the follow (its
+            # connection released) before re-raising it here; no traceback.
+            sys.stdout.flush()
+            return INTERRUPTED_STATUS
     with SyncActaeClient(dsn, max_size=1) as client:
         after = args.after
         first = True
@@ -88,14 +105,11 @@ async def _follow(dsn: str, args: argparse.Namespace) -> int:
     seen: set[str] = set()
     first = True
     async with ActaeClient(dsn, max_size=1) as client:
-        try:
-            async for batch in follow_timeline(client, args.channel_id, args.after):
-                fresh = [r for r in batch if r.key not in seen]
-                seen.update(r.key for r in fresh)
-                _print_timeline(fresh, args.json, first)
-                first = False
-        except KeyboardInterrupt:
-            return 0
+        async for batch in follow_timeline(client, args.channel_id, args.after):
+            fresh = [r for r in batch if r.key not in seen]
+            seen.update(r.key for r in fresh)
+            _print_timeline(fresh, args.json, first)
+            first = False
     return 0
 
 
@@ -132,7 +146,8 @@ def _run_forks(args: argparse.Namespace) -> int:
             marks.append(" ".join(f"{k}={v}" for k, v in sorted(n.tool_policies.items())))
         name = n.channel_id + (f" ({n.display_name})" if n.display_name else "")
         here = "  <" if n.channel_id == args.channel_id else ""
-        print(f"{'  ' * n.depth}{'└ ' if n.depth else ''}{name}  [{', '.join(marks)}]{here}")
+        line = f"{'  ' * n.depth}{'└ ' if n.depth else ''}{name}  [{', '.join(marks)}]{here}"
+        print(printable(line))
     return 0
 
 
@@ -147,21 +162,25 @@ def _add_forks(sub: Subparsers) -> None:
 
 
 def _print_diff(d: StateDiff) -> None:
+    lines: list[str] = []
     if d.common_ancestor is None:
-        print(f"{d.channel_a} and {d.channel_b} share no ancestor")
+        lines.append(f"{d.channel_a} and {d.channel_b} share no ancestor")
     else:
-        print(f"common ancestor {d.common_ancestor}; they part after cursor {d.shared_cursor}"
-              f" ({d.channel_a} sees it to {d.cursor_a}, {d.channel_b} to {d.cursor_b})")
-    print(f"state versions {d.version_a} / {d.version_b}: {len(d.changes)} change(s)"
-          + (" (more not shown)" if d.truncated else ""))
+        lines.append(f"common ancestor {d.common_ancestor}; they part after cursor"
+                     f" {d.shared_cursor} ({d.channel_a} sees it to {d.cursor_a},"
+                     f" {d.channel_b} to {d.cursor_b})")
+    lines.append(f"state versions {d.version_a} / {d.version_b}: {len(d.changes)} change(s)"
+                 + (" (more not shown)" if d.truncated else ""))
     for c in d.changes:
         path = ".".join(c.path) or "(root)"
         if c.op == "added":
-            print(f"+ {path} = {_short(c.b)}")
+            lines.append(f"+ {path} = {_short(c.b)}")
         elif c.op == "removed":
-            print(f"- {path} = {_short(c.a)}")
+            lines.append(f"- {path} = {_short(c.a)}")
         else:
-            print(f"~ {path}: {_short(c.a)} -> {_short(c.b)}")
+            lines.append(f"~ {path}: {_short(c.a)} -> {_short(c.b)}")
+    for line in lines:  # ids and state keys are the agents': no control characters reach us
+        print(printable(line))
 
 
 def _run_diff(args: argparse.Namespace) -> int:
@@ -193,7 +212,16 @@ def _run_console(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CommandError(
             "the console needs its extra: pip install 'actae[console]'", code=2) from exc
-    app = create_app(dsn_from(args), allow_writer=args.allow_writer)
+    # Checked before uvicorn starts, so a bad DSN or a writer role is one line and status 1
+    # (the app's lifespan checks the role again, for anyone serving create_app directly).
+    with open_client(args) as client:
+        if not args.allow_writer and client.role_can_write():
+            raise CommandError(
+                "the console's database role can write to the ledger; connect as a role "
+                "granted only actae_auditor (see docs/console.md), or pass --allow-writer "
+                "for a throwaway database")
+    app = create_app(dsn_from(args), allow_writer=args.allow_writer, host=args.host,
+                     allowed_hosts=args.allowed_host)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
@@ -205,8 +233,11 @@ def _add_console(sub: Subparsers) -> None:
     p.add_argument("--log-level", default="warning", help="uvicorn log level")
     p.add_argument("--allow-writer", action="store_true",
                    help="start even if the role can write (throwaway databases only)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests for this Host name (e.g. a reverse proxy's);"
+                   " repeatable. The bound host, 127.0.0.1, localhost and [::1] always are")
     _dsn_option(p)
-    p.set_defaults(handler=_run_console)
+    p.set_defaults(handler=_reported(_run_console))
 
 
 COMMANDS: list[Callable[[Subparsers], None]] = [_add_console, _add_timeline, _add_forks, _add_diff]

@@ -2,7 +2,8 @@
 
 Global options (``--dsn``, ``--json``, ``--version``) go before or after the subcommand.
 Failures are one line on stderr: ``CommandError`` with its own status, Actae and database
-errors with status 1. A reader that closes the pipe early (``actae executions | head -1``)
+errors with status 1, an argument that is not valid UTF-8 with status 2; control characters
+in the message are escaped. A reader that closes the pipe early (``actae executions | head -1``)
 ends the command quietly with status 141, as a process killed by SIGPIPE would.
 """
 
@@ -17,7 +18,7 @@ from importlib import metadata
 import psycopg
 
 from actae.cli import admin, channels, console, demo, migrate, runs, tenants
-from actae.cli.base import Command, CommandError
+from actae.cli.base import Command, CommandError, is_utf8, printable, undecodable
 from actae.errors import ActaeError
 from actae.migrate import MigrationError
 
@@ -53,7 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    for text in arguments:
+        # Bytes that are not UTF-8 could reach neither the database nor the terminal.
+        if not is_utf8(text):
+            print(f"actae: an argument is not valid UTF-8: {undecodable(text)}",
+                  file=sys.stderr)
+            return 2
+    args = build_parser().parse_args(arguments)
     try:
         status = int(args.handler(args))
         sys.stdout.flush()
@@ -73,5 +81,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(args: argparse.Namespace, message: str, code: int) -> int:
     lines = message.strip().splitlines() or ["failed"]
-    print(f"actae {args.command}: {lines[0]}", file=sys.stderr)
+    # an error can quote what an agent wrote (a channel id, a key): no control characters
+    print(printable(f"actae {args.command}: {lines[0]}"), file=sys.stderr)
     return code

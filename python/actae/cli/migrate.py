@@ -21,19 +21,27 @@ def _migrate(args: argparse.Namespace) -> int:
                 print(f"{r.state:<8} {r.name}")
         return 0 if migrations.status_ok(rows) else 1
     applied = migrations.migrate(dsn)
-    if args.json:
-        print(json.dumps(applied))
-    elif applied:
-        print("\n".join(f"applied {name}" for name in applied))
-    else:
-        print("migrations up to date; sql/ reloaded")
+
+    def say(*lines: str) -> None:  # text as each step is done (a later one may fail)
+        if not args.json:
+            print("\n".join(lines))
+
+    say(*[f"applied {name}" for name in applied] or ["migrations up to date; sql/ reloaded"])
+    # --json prints one JSON document: the applied names as an array, or, when a hardening
+    # option is given, an object with the array under "applied" and what each option did.
+    report: dict[str, object] = {"applied": applied}
     if args.role_settings is not None:
         changed = migrations.apply_role_settings(dsn, args.role_settings)
         settings = ", ".join(f"{k} = {v}" for k, v in migrations.AGENT_ROLE_SETTINGS.items())
-        print(f"set {settings} for {', '.join(changed) or 'no login'}")
+        say(f"set {settings} for {', '.join(changed) or 'no login'}")
+        report["role_settings"] = {"settings": dict(migrations.AGENT_ROLE_SETTINGS),
+                                   "logins": changed}
     if args.revoke_public_connect:
         database = migrations.revoke_public_connect(dsn)
-        print(f"revoked connect, temporary on database {database} from public")
+        say(f"revoked connect, temporary on database {database} from public")
+        report["revoked_public_connect"] = database
+    if args.json:
+        print(json.dumps(applied if len(report) == 1 else report))
     return 0
 
 

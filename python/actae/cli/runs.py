@@ -21,7 +21,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from actae.cli.base import CommandError, Subparsers, dsn_from, pairs, table, to_json
+from actae.cli.base import (
+    CommandError,
+    Subparsers,
+    dsn_from,
+    pairs,
+    printable,
+    table,
+    to_json,
+)
 from actae.client import SyncActaeClient
 from actae.errors import ActaeError
 from actae.runs import RunRecord
@@ -48,7 +56,9 @@ def _reported(handler: Callable[[argparse.Namespace], int]
         try:
             return handler(args)
         except ActaeError as exc:
-            raise CommandError(f"{exc} ({exc.sqlstate})") from exc
+            # a connection failure has no SQLSTATE: no empty "(None)" suffix then
+            suffix = f" ({exc.sqlstate})" if exc.sqlstate else ""
+            raise CommandError(f"{exc}{suffix}") from exc
 
     return command
 
@@ -161,8 +171,8 @@ def _run_start(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(started))
     else:
-        print(f"run {started.channel_id} {started.outcome}: {started.status}, due "
-              f"{started.due_at}")
+        print(printable(f"run {started.channel_id} {started.outcome}: {started.status}, due "
+                        f"{started.due_at}"))
     return 0
 
 
@@ -180,7 +190,7 @@ def _run_cancel(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(done))
     else:
-        print(f"run {done.channel_id} {done.outcome}: {done.status}")
+        print(printable(f"run {done.channel_id} {done.outcome}: {done.status}"))
     return 0
 
 
@@ -215,7 +225,8 @@ def _event_send(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(done))
     else:
-        print(f"event {args.event_type} {done.outcome} in {args.channel} at cursor {done.cursor}")
+        print(printable(f"event {args.event_type} {done.outcome} in {args.channel}"
+                        f" at cursor {done.cursor}"))
     return 0
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+import re
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
@@ -19,6 +21,8 @@ from urllib.parse import urlencode
 
 import jinja2
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -37,6 +41,9 @@ DIFF_CHANGES = 500
 TRAIL_RESULTS = 200
 JSON_CHARS = 20_000
 MAX_STREAMS = 8
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+#: the line breaks of the SSE format; str.splitlines() also breaks at U+2028, U+0085, ...
+_SSE_LINES = re.compile(r"\r\n|\r|\n")
 RUN_STATUSES = ("queued", "running", "sleeping", "waiting", "completed", "failed", "cancelled")
 
 _ENV = jinja2.Environment(
@@ -133,9 +140,32 @@ def _required(params: Mapping[str, str], name: str) -> str:
     return value
 
 
-def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
+def sse_data(text: str) -> str:
+    """`text` as the data lines of one SSE message: split only where the client joins lines
+    again (CR LF, CR, LF), so every other character arrives as it was."""
+    return "".join(f"data: {line}\n" for line in _SSE_LINES.split(text))
+
+
+def served_hosts(host: str, allowed_hosts: Iterable[str] = ()) -> list[str]:
+    """The Host header values the console answers to: the loopback names, the address it is
+    bound to (an IPv6 one in brackets, as a Host header has it) and the names given."""
+    hosts = [*LOCAL_HOSTS, *allowed_hosts]
+    try:
+        bound = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        hosts.append(host)
+    else:
+        hosts.append(f"[{bound}]" if bound.version == 6 else str(bound))
+    return list(dict.fromkeys(h.lower() for h in hosts if h))
+
+
+def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
+               allowed_hosts: Iterable[str] = ()) -> Starlette:
     """The console app for the database at `dsn`. It refuses to start when the DSN's role can
-    write to the ledger (unless allow_writer, for a throwaway database)."""
+    write to the ledger (unless allow_writer, for a throwaway database). It answers only
+    requests whose Host header names it (served_hosts: `host`, the address it is bound to,
+    the loopback names and `allowed_hosts`), others get 400, so a page on another site cannot
+    read it through DNS rebinding."""
     client = ActaeClient(dsn, max_size=MAX_STREAMS + 4)
     streams = asyncio.Semaphore(MAX_STREAMS)
 
@@ -226,10 +256,13 @@ def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
         async def events() -> AsyncIterator[str]:
             async with streams:
                 yield "retry: 2000\n\n"
-                async for batch in follow_timeline(client, channel_id, after):
+                # One message per read of at most TIMELINE_ROWS rows: without `after` the
+                # first holds what /channel shows (its first page), a backlog comes in
+                # messages of the same size.
+                async for batch in follow_timeline(client, channel_id, after,
+                                                   max_rows=TIMELINE_ROWS):
                     html = timeline_rows_html(batch, channel_id)
-                    data = "".join(f"data: {line}\n" for line in html.splitlines() or [""])
-                    yield f"event: rows\n{data}\n"
+                    yield f"event: rows\n{sse_data(html)}\n"
 
         return StreamingResponse(
             events(), media_type="text/event-stream",
@@ -249,5 +282,8 @@ def create_app(dsn: str, *, allow_writer: bool = False) -> Starlette:
     ]
     return Starlette(
         routes=routes, lifespan=lifespan, exception_handlers={ActaeError: on_error},
+        middleware=[Middleware(TrustedHostMiddleware,
+                               allowed_hosts=served_hosts(host, allowed_hosts),
+                               www_redirect=False)],
     )
 

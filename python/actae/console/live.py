@@ -28,11 +28,14 @@ async def follow_timeline(
     after_clock: int | None = None,
     *,
     register_seconds: int = 60,
+    max_rows: int = PAGE_ROWS,
 ) -> AsyncIterator[list[TimelineEntry]]:
     """Yield batches of timeline rows after after_clock: what is there now, then what each
-    announced append brings. The last clock read is read again each time (an execution
-    point may join it later), so a row can come twice: TimelineEntry.key tells them apart.
-    Holds one pooled connection while iterating."""
+    announced append brings. Each batch is one read of at most max_rows rows (more only when
+    one clock alone has more points, as actae.timeline returns a clock whole); a backlog
+    larger than that comes as several batches, one after the other. The last clock read is
+    read again each time (an execution point may join it later), so a row can come twice:
+    TimelineEntry.key tells them apart. Holds one pooled connection while iterating."""
     async with client.pool.connection() as conn:
         if not conn.autocommit:
             await conn.set_autocommit(True)
@@ -42,17 +45,20 @@ async def follow_timeline(
             await client.run(calls.follow_channel(channel_id, register_seconds, conn=conn))
             renew_at = time.monotonic() + register_seconds / 3
             while True:
-                batch: list[TimelineEntry] = []
-                while True:
-                    page = await client.run(
-                        calls.timeline(channel_id, after_clock, PAGE_ROWS, conn=conn))
-                    batch.extend(page)
-                    if len(page) < PAGE_ROWS:
-                        break
+                if time.monotonic() >= renew_at:  # a long backlog keeps the channel followed
+                    await client.run(
+                        calls.follow_channel(channel_id, register_seconds, conn=conn))
+                    renew_at = time.monotonic() + register_seconds / 3
+                page = await client.run(
+                    calls.timeline(channel_id, after_clock, max_rows, conn=conn))
+                if len(page) >= max_rows:
+                    # a full page: more may follow at once; pages never split a clock
                     after_clock = page[-1].clock
-                if batch:
-                    after_clock = batch[-1].clock - 1 if batch[-1].clock > 0 else None
-                    yield batch
+                    yield page
+                    continue
+                if page:
+                    after_clock = page[-1].clock - 1 if page[-1].clock > 0 else None
+                    yield page
                 announced = False
                 while not announced:
                     wait = max(0.1, renew_at - time.monotonic())

@@ -1,0 +1,123 @@
+"""The ``actae`` command line on bad input and hostile data: one clear line instead of a
+traceback, agent strings escaped on the terminal, one JSON document, Ctrl-C on --follow."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+ACTAE = Path(sys.executable).parent / "actae"
+UNREACHABLE = "host=/nonexistent-actae-socket port=1 connect_timeout=2"
+
+
+def run(dsn: str, *args: str | bytes) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([os.fsencode(str(ACTAE)), *(os.fsencode(a) for a in args)],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "ACTAE_DSN": dsn})
+
+
+def one_line(done: subprocess.CompletedProcess[str], code: int) -> str:
+    assert done.returncode == code, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
+def test_console_checks_the_database_before_serving(dsn: str) -> None:
+    line = one_line(run(dsn, "console", "--dsn", UNREACHABLE, "--port", "1"), 1)
+    assert line.startswith("actae console: cannot connect to the database")
+    # the test database's superuser can write: refused without --allow-writer
+    line = one_line(run(dsn, "console", "--port", "1"), 1)
+    assert "can write to the ledger" in line and "--allow-writer" in line
+
+
+def test_agent_strings_are_escaped_in_text_output(dsn: str) -> None:
+    channel = f"cf-esc-{uuid.uuid4().hex[:8]}"
+    hostile = "ev\x1b]0;pwned\x07\n1  0  event  forged\x9b31m\x7f"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, %s, '{}')", (channel, hostile))
+        conn.execute("select actae.claim_execution(%s, %s, %s, '{}')",
+                     (channel, "key\r\x1b[2J", "tool\x01"))
+    done = run(dsn, "timeline", channel)
+    assert done.returncode == 0, done.stderr
+    assert not any(c in done.stdout for c in "\x1b\x07\x9b\x7f\r\x01")
+    assert len(done.stdout.strip().splitlines()) == 3  # header, event, claim: none forged
+    assert r"ev\x1b]0;pwned\x07\x0a1  0  event  forged\x9b31m\x7f" in done.stdout
+    assert r"tool\x01 key\x0d\x1b[2J" in done.stdout
+    forks = run(dsn, "forks", channel)
+    assert forks.returncode == 0 and forks.stdout.startswith(channel)
+    # --json stays JSON (its own escaping)
+    lines = run(dsn, "timeline", channel, "--json").stdout.splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert rows[0]["event_type"] == hostile
+
+
+def test_errors_quoting_agent_strings_are_escaped(dsn: str) -> None:
+    line = one_line(run(dsn, "timeline", "nope\x1b[31m\x9bforged"), 1)
+    assert "\x1b" not in line and r"nope\x1b[31m\x9bforged" in line
+
+
+def test_timeline_follow_ends_quietly_on_ctrl_c(dsn: str) -> None:
+    channel = f"cf-follow-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, 'start', '{}')", (channel,))
+    process = subprocess.Popen(
+        [str(ACTAE), "timeline", channel, "--follow"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "ACTAE_DSN": dsn})
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("CLOCK")  # following now
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130
+    assert err == "", err
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("args", [
+    [b"--dsn", b"ch\xff", b"status"],
+    [b"tenant", b"create", b"ch\xff"],
+])
+def test_an_argument_that_is_not_utf8_is_one_line(dsn: str, args: list[bytes]) -> None:
+    line = one_line(run(dsn, *args), 2)
+    assert line == r"actae: an argument is not valid UTF-8: ch\xff"
+
+
+def test_migrate_json_with_role_settings_is_one_document(dsn: str) -> None:
+    login = f"cf_login_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"create role {login} login")
+        try:
+            done = run(dsn, "migrate", "--json", "--role-settings", login)
+            assert done.returncode == 0, done.stderr
+            report = json.loads(done.stdout)
+            assert isinstance(report["applied"], list)
+            assert report["role_settings"]["logins"] == [login]
+            assert "statement_timeout" in report["role_settings"]["settings"]
+        finally:
+            database = conn.info.dbname
+            conn.execute(f'alter role {login} in database "{database}" reset all')
+            conn.execute(f"drop role {login}")
+    plain = run(dsn, "migrate", "--json")  # without an option: the array, as before
+    assert plain.returncode == 0 and isinstance(json.loads(plain.stdout), list)
+
+
+def test_run_command_errors_without_sqlstate_have_no_none_suffix(dsn: str) -> None:
+    line = one_line(run(dsn, "runs", "--dsn", UNREACHABLE), 1)
+    assert line.startswith("actae runs: cannot connect")
+    assert not line.endswith("(None)")
