@@ -284,3 +284,33 @@ def test_a_claim_inside_the_callers_transaction_gets_a_span_but_no_stored_trace(
         assert client.get_execution_trace(claim.execution.id) == []
     claim_span = only(spans, "actae.claim_execution")
     assert dict(claim_span.attributes or {})["actae.outcome"] == "claimed"
+
+
+# The actae.run_tool span reports where its execution ended, not the claim's 'claimed'.
+
+
+def run_span_attributes(exporter: InMemorySpanExporter) -> dict[str, Any]:
+    found = [s for s in exporter.get_finished_spans() if s.name == "actae.run_tool"]
+    assert len(found) == 1
+    return dict(found[0].attributes or {})
+
+
+def test_run_tool_span_reports_completed(dsn: str, spans: InMemorySpanExporter,
+                                         unique: Callable[..., str]) -> None:
+    with SyncActaeClient(dsn, max_size=1) as client:
+        client.run_tool(lambda ctx: {"ok": 1}, channel_id=unique("cf-otel"), key_name="k",
+                        tool_name="t", params={})
+    attributes = run_span_attributes(spans)
+    assert attributes["actae.outcome"] == "claimed"  # how it began
+    assert attributes["actae.status"] == "completed"  # how it ended
+
+
+def test_run_tool_span_reports_failed(dsn: str, spans: InMemorySpanExporter,
+                                      unique: Callable[..., str]) -> None:
+    def boom(ctx: Any) -> None:
+        raise RuntimeError("boom")
+
+    with SyncActaeClient(dsn, max_size=1) as client, pytest.raises(Exception, match="boom"):
+        client.run_tool(boom, channel_id=unique("cf-otel"), key_name="k", tool_name="t",
+                        params={})
+    assert run_span_attributes(spans)["actae.status"] == "failed"

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import conninfo_to_dict
 
 from actae import ActaeError, SyncActaeClient, pg
+from tests.python.support.databases import empty_database
 
 REPO = Path(__file__).resolve().parents[3]
 MIGRATIONS = sorted(p.stem for p in (REPO / "migrations").glob("*.sql"))
@@ -50,13 +50,8 @@ def no_dsn_env() -> dict[str, str]:
 @pytest.fixture
 def scratch(dsn: str) -> Iterator[str]:
     """An empty database on the test server, dropped afterwards."""
-    name = f"actae_pg_{os.urandom(6).hex()}"
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-        try:
-            yield make_conninfo(dsn, dbname=name)
-        finally:
-            admin.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))
+    with empty_database(dsn, "actae_pg") as name:
+        yield name
 
 
 def test_throwaway_is_migrated_then_gone() -> None:

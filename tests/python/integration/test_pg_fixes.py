@@ -14,10 +14,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import conninfo_to_dict
 
 from actae import pg
+from tests.python.support.databases import empty_database
 
 REPO = Path(__file__).resolve().parents[3]
 NO_PASSFILE = "/nonexistent/actae-pgpass"  # so no ~/.pgpass can supply a password
@@ -40,13 +40,8 @@ def alive(pid: int) -> bool:
 @pytest.fixture
 def unmigrated(dsn: str) -> Iterator[str]:
     """An empty (never migrated) database on the test server, dropped afterwards."""
-    name = f"actae_pgfix_{os.urandom(6).hex()}"
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-        try:
-            yield make_conninfo(dsn, dbname=name)
-        finally:
-            admin.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))
+    with empty_database(dsn, "actae_pgfix") as scratch:
+        yield scratch
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])

@@ -13,15 +13,14 @@ import re
 import shutil
 import subprocess
 import sys
-import uuid
 import venv
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
+
+from tests.python.support import databases
 
 REPO = Path(__file__).resolve().parents[3]
 _NOT_SHIPPED = shutil.ignore_patterns(
@@ -62,13 +61,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def empty_database(dsn: str) -> Iterator[str]:
     """A new database with nothing in it, on the test server; dropped afterwards."""
-    name = f"actae_wheel_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
-        try:
-            yield make_conninfo(dsn, dbname=name)
-        finally:
-            admin.execute(sql.SQL("drop database {} with (force)").format(sql.Identifier(name)))
+    with databases.empty_database(dsn, "actae_wheel") as scratch:
+        yield scratch
 
 
 def user_env(**extra: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""A fresh, migrated Actae database on the test server, for tests that need an empty one."""
+"""Scratch databases on the test server: a fresh migrated Actae database, or an empty one."""
 
 from __future__ import annotations
 
@@ -13,15 +13,21 @@ from actae.migrate import migrate
 
 
 @contextmanager
-def fresh_database(dsn: str, prefix: str = "actae_scratch", options: str = "") -> Iterator[str]:
-    """Create a database beside dsn's (with ``options``, e.g. its collation), apply Actae's
-    migrations, yield its DSN, drop it."""
+def empty_database(dsn: str, prefix: str = "actae_scratch", options: str = "") -> Iterator[str]:
+    """Create a database beside dsn's (with ``options``, e.g. its collation), with nothing in
+    it (never migrated); yield its DSN; drop it."""
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(dsn, autocommit=True) as admin:
         admin.execute(f'create database "{name}" {options}'.rstrip())  # type: ignore[arg-type]
         try:
-            scratch = make_conninfo(dsn, dbname=name)
-            migrate(scratch)
-            yield scratch
+            yield make_conninfo(dsn, dbname=name)
         finally:
             admin.execute(f'drop database if exists "{name}" with (force)')
+
+
+@contextmanager
+def fresh_database(dsn: str, prefix: str = "actae_scratch", options: str = "") -> Iterator[str]:
+    """empty_database with Actae's migrations applied."""
+    with empty_database(dsn, prefix, options) as scratch:
+        migrate(scratch)
+        yield scratch
