@@ -674,19 +674,45 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     event. A set-based `langgraph_put_writes` (one INSERT per table for all the writes, a
     window query to decide which are new) cost 943 us per call against 599: its statements
     are planned on every call. Not kept.
-  This run met 28 targets (26 in the run of 02:55): the driver rows moved above 0.9x
-  (0.91x, 0.92x) and run_tools to 4.70x, the batch rows of psycopg and the driver just below
-  4x (3.97x, 3.95x); the transitions rows fell (0.72-1.12x against 0.73-1.09x) on a machine
-  whose bare primary-key read cost 48 us of backend CPU.
+  The run of 04:56-05:38 UTC met 28 targets (26 in the run of 02:55): the driver rows moved
+  above 0.9x (0.91x, 0.92x) and run_tools to 4.70x, the batch rows of psycopg and the driver
+  just below 4x (3.97x, 3.95x); the transitions rows fell (0.72-1.12x against 0.73-1.09x) on
+  a machine whose bare primary-key read cost 48 us of backend CPU.
+- **Changed on 2026-12-06, third pass** (A/B runs on the development server, interleaved
+  rounds; this run measures them together):
+  - run_tool under ActaeClient: an async tool's first step runs in the loop round before
+    run_tool first waits for it (`asyncio.sleep(0)`: its task was scheduled just before), so
+    a tool that finishes there is read without a waiter future, a timer and the loop round
+    its wake-up takes; the tool's task returns its outcome instead of raising it, so it needs
+    no done callbacks (each one a round of its own); ToolContext's stop flag is a plain
+    attribute (a `threading.Event`, with its Condition, was built per call); the coalescer's
+    test of the loop's ready queue skips the copy when the queue is empty. Client CPU per
+    async run_tool beyond the driver's claim+complete, 7 interleaved rounds of 1 500: about
+    90 -> 60 us. Section 2b of this run: 58 us (349 against 291), and ActaeClient.run_tool
+    0.72x -> 0.81x of bare async psycopg.
+  - claim_executions and complete_executions run their set paths outside the block that
+    names a failing element, a subtransaction that a batch of new keys (or of current
+    tokens) does not need: 657 -> 642 us of backend CPU per batch of 8 (14 interleaved
+    rounds of 300, both copies owned by actae_owner), within noise on its own.
+  - Fixes after five reviews of the code (each with a test that fails before it) that touch
+    measured paths: the NOTIFY topic of a watched channel comes from a secret (one more
+    statement per append of a watched channel; no row here watches), and a read of a
+    channel outside the caller's tenants checks agent membership (the superuser rows here
+    take the membership test's first branch).
+  This run met 29 targets (28 in the run of 05:38): the batch rows of psycopg and the
+  driver are above 4x (4.25x, 4.29x), 1 KB transitions at c = 32 above 1.2x (1.28x);
+  SyncActaeClient claim+complete fell below 0.9x (0.86x; its path did not change, and the
+  bare rows it is divided by moved more than it did between the two runs), the gathered
+  async run_tool batch rose to 3.85x.
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
-    is 2.18x the hand-written Python rows in this run (the table shows it beside each
+    is 2.11x the hand-written Python rows in this run (the table shows it beside each
     ratio).
   - Replay CPU within 1.3x of a bare primary-key read: a SECURITY DEFINER function with a
     pinned search_path that only does that read costs about 1.3x already (the floor item
-    above); the replay was at 1.51x and 1.53x in the two reports before this one and is
-    1.42x in this run (68 / 48 us).
+    above); the replay was at 1.51x, 1.53x and 1.42x in the three reports before this one
+    and is 1.45x in this run (55 / 38 us).
   - 64 KB transitions at 1.2x LangGraph: PostgreSQL 15 parses the 64 KB of JSON a
     character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
     where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
@@ -694,19 +720,19 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   - A new step ahead of Absurd and pgtask on their raw paths: Actae commits twice per new
     step (the claim before the side effect, then the result), the peers once, after the
     step ran; at c = 1 each commit is a WAL flush.
-  - A replay at 1.2x the peers' raw replays at c = 1: in the server-CPU loop of section 4
+  - A replay at 1.2x the peers' raw replays at c = 1: in the server-CPU loop of section 6
     (one connection, prepared, c = 1) the bare primary-key read of the replayed row itself
-    is 6 388 calls/s against Absurd's raw replay at 6 071 and pgtask's at 5 658 (1.05x,
-    1.13x): at one client the round trip, not the server's work, sets the rate. Actae's
-    replay is 6 385 there.
+    is 7 568 calls/s against Absurd's raw replay at 7 101 and pgtask's at 6 641 (1.07x,
+    1.14x): at one client the round trip, not the server's work, sets the rate. Actae's
+    replay is 7 203 there.
   - SyncActaeClient.run_tool at 0.85x bare psycopg: a sync tool runs in a worker thread,
     so run_tool can return at once when the execution is cancelled or its lease lost even
     if the tool ignores `ctx.should_stop()`. Handing a tool that returns at once to that
     thread and back costs 48 us of client CPU and 63 us of wall time on its own (20 000
-    hand-offs, measured alone), a tenth of the bare cycle (1 705/s here, 587 us): with the
-    driver's own claim+complete cost (0.91x) the budget of 0.85x is nearly spent before the
-    thread. Running the tool in the caller's thread saves it but changes what a stopped tool
-    means; that was not done.
+    hand-offs, measured alone), about a seventh of the bare cycle (2 376/s here, 421 us):
+    with the driver's own claim+complete cost (0.86x in this run, 0.91x in the one before)
+    the budget of 0.85x is spent before the thread. Running the tool in the caller's thread
+    saves it but changes what a stopped tool means; that was not done.
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
