@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Generator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from actae import calls
 from actae.errors import ActaeError, LeaseLost
@@ -78,7 +78,10 @@ class Observer:
     # --- what is logged ----------------------------------------------------------------------
 
     def returned(self, call: calls.Call[Any], result: Any) -> None:
-        if isinstance(result, Claim):
+        if isinstance(result, list):  # a batch (claim_executions...): each element's row
+            for row in cast(list[Any], result):
+                self.returned(call, row)
+        elif isinstance(result, Claim):
             if result.status == "reclaimed":
                 self.reclaimed(result)
         elif isinstance(result, Execution):

@@ -10,6 +10,7 @@ the rows one complete_executions finished share one writing transaction (xmin).
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import subprocess
 import sys
@@ -611,3 +612,24 @@ def test_after_a_sigkill_the_next_run_tools_takes_every_call_over(
                        {"key": "quick", "fence": 2, "ambiguous": True}]
     assert {k: e.status for k, e in rows(dsn, channel).items()} == {
         "hang": "completed", "quick": "completed"}
+
+
+def test_an_ambiguous_takeover_inside_a_batch_is_logged(
+    dsn: str, unique: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The observer logs each element of a batch's reply as it logs a single call's: an
+    element taken over from a worker that died mid-call is the same WARNING as for
+    run_tool (it was not logged at all: the batch's reply is a list)."""
+    channel = unique("batch-log")
+    with SyncActaeClient(dsn, max_size=1) as client, psycopg.connect(dsn) as conn:
+        dead = client.claim_execution(channel, "k", "t", {}, lease_seconds=30)  # then "dies"
+        conn.execute("update actae.executions set lease_expires_at = clock_timestamp()"
+                     " - interval '1 second' where execution_id = %s", (dead.execution.id,))
+        conn.commit()
+        with caplog.at_level(logging.INFO, logger="actae"):
+            assert client.run_tools([ToolCall(lambda ctx: ctx.fence, "k", "t", {}),
+                                     ToolCall(lambda ctx: ctx.fence, "new", "t", {})],
+                                    channel_id=channel) == [2, 1]
+    takeovers = [r for r in caplog.records if "ambiguous takeover" in r.getMessage()]
+    assert len(takeovers) == 1 and takeovers[0].levelno == logging.WARNING
+    assert takeovers[0].actae["key_name"] == "k"
