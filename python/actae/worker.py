@@ -484,6 +484,15 @@ class Worker:
             return ("completed", await self.agents[run.agent](run))
         except _Parked:
             return ("parked", None)
+        except BaseExceptionGroup as group:
+            # Structured concurrency in the agent (asyncio.TaskGroup): a step that parked the
+            # run parks it whatever its siblings raised (the run's token is dead); any other
+            # group is the agent's failure, an ExceptionGroup as any Exception.
+            if group.subgroup(_Parked) is not None:
+                return ("parked", None)
+            if isinstance(group, Exception):
+                return ("failed", group)
+            raise
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is not None and task.cancelling():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -221,3 +222,38 @@ async def test_a_cancel_request_ends_the_run_at_an_elapsed_sleep_or_an_answered_
             await asyncio.wait_for(task, 10)
         assert steps == [], "the agents did not go on"
         assert [(r.status, r.error) for r in rows] == [("cancelled", "cancelled: stop it")] * 2
+
+
+@_sync
+async def test_a_step_that_parks_inside_a_task_group_parks_the_run(
+        dsn: str, unique: Callable[..., str], caplog: pytest.LogCaptureFixture) -> None:
+    """An agent waiting on two things at once with asyncio.TaskGroup: the step that parks
+    the run unwinds the group (its siblings are cancelled) and the group raises a
+    BaseExceptionGroup holding the park. The run is parked, counted as parked, and nothing
+    is logged as an error (the group escaped the worker before)."""
+    queue, channel = unique("q"), unique("ch")
+    async with ActaeClient(dsn) as client:
+        await client.start_run(channel, "tg", {}, queue=queue)
+        worker = Worker(client, queue=queue, concurrency=1, poll_interval=0.1)
+
+        @worker.agent("tg")
+        async def tg(run: Run) -> str:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(run.sleep(3600, key="nap"))
+                group.create_task(asyncio.sleep(3600))
+            return "unreachable"
+
+        task = asyncio.create_task(worker.run_async())
+        try:
+            deadline = time.monotonic() + 10
+            while (await client.get_run(channel)).status != "sleeping":
+                assert time.monotonic() < deadline, "the run never parked"
+                await asyncio.sleep(0.05)
+            while worker.stats["parked"] == 0:
+                assert time.monotonic() < deadline, worker.stats
+                await asyncio.sleep(0.05)
+        finally:
+            worker.stop()
+            await asyncio.wait_for(task, 10)
+    assert worker.stats["parked"] == 1 and worker.stats["failed"] == 0
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
