@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -98,6 +99,10 @@ _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 _RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
 
 
+#: The most bytes of a wait_key or an operation_id (SPEC §3a, §7).
+_KEY_BYTES = 256
+
+
 class _Parked(BaseException):  # noqa: N818 - control flow, not an error
     """Unwinds an agent whose run was parked (sleeping/waiting) or ended while parking."""
 
@@ -122,12 +127,20 @@ class Run:
         #: tool calls answered from the prefetched executions in this attempt.
         self.prefetch_hits = 0
 
-    def _key(self, given: str | None, prefix: str) -> str:
+    def _key(self, given: str | None, prefix: str, limit: int = 1024) -> str:
+        """``given``, else ``<prefix>#<n>`` for the n-th step with this prefix in this
+        execution of the agent (the same on every re-execution). A derived key over
+        ``limit`` bytes (a long event type in it) names the prefix's SHA-256 instead, so
+        every event type the server accepts gets a key it accepts too."""
         if given is not None:
             return given
         n = self._counters.get(prefix, 0) + 1
         self._counters[prefix] = n
-        return f"{prefix}#{n}"
+        key = f"{prefix}#{n}"
+        if len(key.encode()) > limit:
+            kind = prefix.split(":", 1)[0]
+            key = f"{kind}:sha256:{hashlib.sha256(prefix.encode()).hexdigest()}#{n}"
+        return key
 
     async def tool(
         self,
@@ -188,7 +201,7 @@ class Run:
         ``actae event send <channel> approval --payload '{"approved": true}'``). Returns the
         received event (``.payload``) or, once the deadline passed, a result with
         ``.timed_out``; otherwise parks the run until one of the two happens."""
-        wait_key = self._key(key, f"wait:{event_type}")
+        wait_key = self._key(key, f"wait:{event_type}", _KEY_BYTES)
         done = await self.client.wait_for_event(self.channel_id, self.claim_token, wait_key,
                                                 event_type, timeout)
         if done.outcome in ("waiting", "cancelled"):
@@ -201,7 +214,7 @@ class Run:
     ) -> int:
         """Record state on the run's channel (``transition_state``) exactly once per key:
         re-executions replay it (operation id ``run:<key>``). Returns the state version."""
-        operation_id = "run:" + self._key(key, f"transition:{event_type}")
+        operation_id = "run:" + self._key(key, f"transition:{event_type}", _KEY_BYTES - 4)
         for _ in range(8):
             channel = await self.client.get_channel(self.channel_id)
             try:
@@ -216,7 +229,7 @@ class Run:
     async def record_event(self, event_type: str, payload: Any = None, *,
                            key: str | None = None) -> int:
         """Append an event to the run's channel exactly once per key; returns its cursor."""
-        operation_id = "run:" + self._key(key, f"event:{event_type}")
+        operation_id = "run:" + self._key(key, f"event:{event_type}", _KEY_BYTES - 4)
         done = await self.client.record_event(self.channel_id, event_type, payload,
                                               operation_id)
         return done.cursor

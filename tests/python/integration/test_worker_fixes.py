@@ -257,3 +257,36 @@ async def test_a_step_that_parks_inside_a_task_group_parks_the_run(
             await asyncio.wait_for(task, 10)
     assert worker.stats["parked"] == 1 and worker.stats["failed"] == 0
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+@_sync
+async def test_steps_on_the_longest_event_type_get_keys_the_server_accepts(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """A derived wait key or operation id holds the event type; for one of 256 bytes (the
+    most the server accepts) it would pass its own 256-byte limit (AC400, the run failed):
+    such a key names the type's SHA-256 instead, the same on every re-execution."""
+    long_type = "e" * 256
+    queue, channel = unique("q"), unique("ch")
+    async with ActaeClient(dsn) as client:
+        await client.start_run(channel, "long", {}, queue=queue)
+        worker = Worker(client, queue=queue, concurrency=1, poll_interval=0.1)
+
+        @worker.agent("long")
+        async def long(run: Run) -> list[Any]:
+            cursor = await run.record_event(long_type, {"n": 1})
+            version = await run.transition(long_type, {"n": 2}, {"state": 1})
+            waited = await run.wait_for_event("never", timeout=0)
+            again = await run.wait_for_event(long_type, timeout=0)
+            return [cursor, version, waited.timed_out, again.outcome]
+
+        task = asyncio.create_task(worker.run_async())
+        try:
+            row = await _until_final(client, channel)
+        finally:
+            worker.stop()
+            await asyncio.wait_for(task, 10)
+        events = [e async for e in client.iter_events(channel)]
+    assert row.status == "completed", row.error
+    assert row.result == [1, 1, True, "timed_out"]
+    ops = [e.operation_id for e in events if e.operation_id and e.operation_id.startswith("run:")]
+    assert ops and all(len(op.encode()) <= 256 for op in ops)
