@@ -39,6 +39,9 @@ def test_console_checks_the_database_before_serving(dsn: str) -> None:
     # the test database's superuser can write: refused without --allow-writer
     line = one_line(run(dsn, "console", "--port", "1"), 1)
     assert "can write to the ledger" in line and "--allow-writer" in line
+    # a Host pattern the Host check cannot use: one line, before anything starts
+    line = one_line(run(dsn, "console", "--port", "1", "--allowed-host", "a*.example"), 2)
+    assert "--allowed-host 'a*.example'" in line
 
 
 def test_agent_strings_are_escaped_in_text_output(dsn: str) -> None:
