@@ -2,9 +2,9 @@
 --
 -- A channel's topic was 'actae_' || md5(channel_id): anyone could compute it and LISTEN to
 -- another tenant's channel's new cursors. The topic is now
--- 'actae_' || md5(secret || ':channel:' || channel_id) (actae._topic), and only actae_owner
--- can read the secret: channel_topic and watch_channel hand the topic out only to callers
--- who may read the channel (docs/tenants.md).
+-- 'actae_' || md5(secret || ':' || tenant || ':' || channel_id) (actae._topic), and only
+-- actae_owner can read the secret: channel_topic and watch_channel hand the topic out only
+-- to callers who may read the channel (docs/tenants.md).
 -- One row (only_row is true), a reference table on Citus like quotas; re-runnable: the
 -- table and its row are created only when missing, so a re-run keeps the secret and every
 -- live watcher's topic.

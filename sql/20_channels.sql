@@ -1,34 +1,41 @@
 -- Channels: creation, locking, lineage lookups (SPEC sections 1 and 3).
 
--- actae._topic — the NOTIFY topic of channel p_channel_id (identifier-safe, 38 bytes):
--- 'actae_' || md5(secret || ':channel:' || channel_id), the secret being actae.topic_secret's
--- (migration 0020, readable by actae_owner only). So a topic cannot be computed from a
--- channel id; it is learnt only from channel_topic, watch_channel or follow_channel, which
--- check that the caller may read the channel. It does not change with the channel's tenant
+-- Signatures of earlier versions (a topic from the channel id, or the id and the tenant).
+drop function if exists actae._topic(text);
+drop function if exists actae._topic(text, oid);
+
+-- actae._topic — the NOTIFY topic of channel p_channel (identifier-safe, 38 bytes):
+-- 'actae_' || md5(secret || ':channel:' || channel_id || ':' || topic_nonce), the secret
+-- being actae.topic_secret's (migration 0020, readable by actae_owner only) and the nonce a
+-- random one each channel gets when it is created (0021; channels made before have none).
+-- So a topic can be computed neither from a channel id nor before the channel exists: it is
+-- learnt only from watch_channel, follow_channel or channel_topic, which check that the
+-- caller may read the channel. It does not change with the channel's tenant
 -- (assign_tenant), so watchers keep listening on the right topic.
 -- PL/pgSQL: its query is planned once per session (a LANGUAGE sql body with a FROM clause is
 -- planned again in every transaction, and an append of a watched channel calls this).
 create or replace function actae._topic(
-    p_channel_id text
+    p_channel actae.channels
 ) returns text
 language plpgsql
 stable
 as $$
 begin
     return (
-        select 'actae_' || md5(s.secret || ':channel:' || p_channel_id)
+        select 'actae_' || md5(s.secret || ':channel:' || p_channel.channel_id
+            || coalesce(':' || p_channel.topic_nonce::text, ''))
         from actae.topic_secret as s
     );
 end;
 $$;
 
 -- actae.channel_topic — the NOTIFY topic on which record_event and transition_state
--- announce a channel's new cursors while it is watched (see watch_channel).
--- Guarantees: the topic of a channel the caller may read (actae._may_read), and of a
--- channel that does not exist yet (the topic it has once created: a watcher LISTENs before
--- watch_channel creates the channel). For another tenant's channel a topic on which nothing
--- is ever announced, derived from the secret, the caller and the id: like a real topic, it
--- does not tell the caller whether the channel exists.
+-- announce a channel's new cursors while it is watched (see watch_channel, which returns it
+-- too and is how a watcher should learn it).
+-- Guarantees: the topic of an existing channel the caller may read (actae._may_read). For
+-- a channel that does not exist, or another tenant's, the same decoy, a topic on which
+-- nothing is announced, derived from the secret, the caller and the id: the answer does not
+-- tell the caller whether the channel exists, nor change when someone creates it.
 -- Raises: nothing.
 create or replace function actae.channel_topic(
     p_channel_id text
@@ -39,17 +46,18 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_tenant oid := actae._channel_tenant(p_channel_id);
+    v_channel actae.channels;
 begin
-    if v_tenant is not null and not actae._may_read(v_tenant) then
-        -- Its own domain (':decoy:', not ':channel:'): never a real channel's topic.
-        return (
-            select 'actae_' || md5(s.secret || ':decoy:' || octet_length(session_user) || ':'
-                || session_user || ':' || p_channel_id)
-            from actae.topic_secret as s
-        );
+    select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
+    if found and actae._may_read(v_channel.tenant) then
+        return actae._topic(v_channel);
     end if;
-    return actae._topic(p_channel_id);
+    -- Its own domain (':decoy:', not ':channel:'): never a real channel's topic.
+    return (
+        select 'actae_' || md5(s.secret || ':decoy:' || octet_length(session_user) || ':'
+            || session_user || ':' || p_channel_id)
+        from actae.topic_secret as s
+    );
 end;
 $$;
 
@@ -90,7 +98,7 @@ begin
         watched_until = greatest(c.watched_until,
             v_now + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
-    return actae._topic(p_channel_id);
+    return actae._topic(v_channel);
 end;
 $$;
 

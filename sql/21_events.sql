@@ -101,7 +101,7 @@ begin
     -- Not when the server's NOTIFY queue is over half full (anyone may fill it): a full
     -- queue fails the whole transaction at commit. Watchers catch up by reading.
     if p_channel.watched_until > v_now and pg_notification_queue_usage() < 0.5 then
-        perform pg_notify(actae._topic(p_channel.channel_id), v_cursor::text);
+        perform pg_notify(actae._topic(p_channel), v_cursor::text);
     end if;
     if p_channel.wake_event_type = p_event_type then
         -- A parked run of this channel waits for this event type (sql/40_runs.sql).

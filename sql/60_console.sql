@@ -769,17 +769,19 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_channel actae.channels;
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_seconds is null, 'seconds');
     perform actae._check_range(p_seconds, 'seconds', 1);
-    perform actae._channel(p_channel_id);
+    v_channel := actae._channel(p_channel_id);
     -- The registration as watch_channel writes it (the UPDATE takes the channel row lock
     -- every append holds), without watch_channel's owner-only check.
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
             actae._now() + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
-    return actae._topic(p_channel_id);
+    return actae._topic(v_channel);
 end;
 $$;

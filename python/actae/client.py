@@ -377,9 +377,9 @@ class ActaeClient:
     ) -> AsyncIterator[Event]:
         """Catch up from the table, then yield new events as they commit, forever.
 
-        The watcher LISTENs on the channel's topic, then registers with watch_channel (renewed
-        while it runs), then reads: an append either committed before the registration (the
-        read sees it) or is announced, and every read asks for cursors after the last one
+        The watcher registers with watch_channel (renewed while it runs), LISTENs on the
+        topic it returns, then reads: an append either committed before the LISTEN (the read
+        sees it) or is announced to it, and every read asks for cursors after the last one
         yielded, so no cursor is skipped or repeated. A channel that does not exist yet is
         created empty and waited for. One pooled connection is held while iterating;
         poll_seconds bounds the wait when no announcement comes.
@@ -390,14 +390,19 @@ class ActaeClient:
             if not was_autocommit:
                 await conn.set_autocommit(True)
             try:
-                topic = await self.run(calls.channel_topic(channel_id, conn=conn))
-                await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+                topic = ""
                 renew_at = 0.0
                 while True:
                     if time.monotonic() >= renew_at:
-                        await self.run(
+                        registered = await self.run(
                             calls.watch_channel(channel_id, register_seconds, conn=conn))
                         renew_at = time.monotonic() + register_seconds / 3
+                        if registered != topic:
+                            # The topic exists once the channel does (watch_channel creates
+                            # it): LISTEN now, before the read below, misses nothing.
+                            await conn.execute(
+                                sql.SQL("listen {}").format(sql.Identifier(registered)))
+                            topic = registered
                     async for event in self.iter_events(
                         channel_id, after_cursor, page_size=page_size, conn=conn
                     ):

@@ -392,7 +392,8 @@ CREATE TABLE actae.channels (
     key_ttl interval,
     watched_until timestamp with time zone,
     wake_event_type text,
-    tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL
+    tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL,
+    topic_nonce uuid DEFAULT gen_random_uuid()
 );
 
 --
@@ -1090,10 +1091,10 @@ CREATE FUNCTION actae._tenant_role(p_tenant text) RETURNS oid
     AS $$ (body in sql/) $$;
 
 --
--- Name: _topic(text); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: _topic(actae.channels); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae._topic(p_channel_id text) RETURNS text
+CREATE FUNCTION actae._topic(p_channel actae.channels) RETURNS text
     LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
@@ -2900,10 +2901,10 @@ REVOKE ALL ON FUNCTION actae._state_at(p_channel actae.channels, p_cursor bigint
 REVOKE ALL ON FUNCTION actae._tenant_role(p_tenant text) FROM PUBLIC;
 
 --
--- Name: FUNCTION _topic(p_channel_id text); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION _topic(p_channel actae.channels); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae._topic(p_channel_id text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION actae._topic(p_channel actae.channels) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _wake_run(p_channel_id text, p_event_type text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -

@@ -104,12 +104,18 @@ def test_watch_cap_holds_against_an_old_snapshot(
     assert watched == (cap,)
 
 
+@pytest.mark.parametrize("asked", ["after", "before"])
 def test_another_tenant_cannot_listen_to_a_channel(
-        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str], asked: str) -> None:
+    """Tenant b asks for the topic of a's channel, after a created it or before (an id it
+    expects a to use), and LISTENs on it: it hears nothing."""
     channel = f"tn-topic-{uuid.uuid4().hex[:6]}"
     with login(dsn, roles["login_a"]) as a, login(dsn, roles["login_b"]) as b:
+        if asked == "before":
+            stolen = b.execute("select actae.channel_topic(%s)", (channel,)).fetchone()[0]
         a.execute("select actae.create_channel(%s)", (channel,))
-        stolen = b.execute("select actae.channel_topic(%s)", (channel,)).fetchone()[0]
+        if asked == "after":
+            stolen = b.execute("select actae.channel_topic(%s)", (channel,)).fetchone()[0]
         b.execute(sql.SQL("listen {}").format(sql.Identifier(stolen)))
         naive = "actae_" + b.execute("select md5(%s)", (channel,)).fetchone()[0]
         b.execute(sql.SQL("listen {}").format(sql.Identifier(naive)))
