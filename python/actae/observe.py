@@ -78,9 +78,10 @@ class Observer:
     # --- what is logged ----------------------------------------------------------------------
 
     def returned(self, call: calls.Call[Any], result: Any) -> None:
-        if isinstance(result, list):  # a batch (claim_executions...): each element's row
-            for row in cast(list[Any], result):
-                self.returned(call, row)
+        if isinstance(result, list):
+            if call_name(call) in ("claim_executions", "complete_executions"):
+                for row in cast(list[Any], result):  # a batch: each element's row
+                    self.returned(call, row)
         elif isinstance(result, Claim):
             if result.status == "reclaimed":
                 self.reclaimed(result)

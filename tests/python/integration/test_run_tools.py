@@ -633,3 +633,18 @@ def test_an_ambiguous_takeover_inside_a_batch_is_logged(
     takeovers = [r for r in caplog.records if "ambiguous takeover" in r.getMessage()]
     assert len(takeovers) == 1 and takeovers[0].levelno == logging.WARNING
     assert takeovers[0].actae["key_name"] == "k"
+
+
+def test_a_listing_does_not_log_its_rows_again(
+    dsn: str, unique: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only a batch reply is logged element by element: listing a cancel-requested
+    execution (the console, `actae executions`) logs nothing about it."""
+    channel = unique("batch-list")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        claim = client.claim_execution(channel, "k", "t", {})
+        client.cancel_execution(claim.execution.id, "stop", channel_id=channel)
+        with caplog.at_level(logging.INFO, logger="actae"):
+            for _ in range(2):
+                assert len(client.list_executions(channel_id=channel)) == 1
+    assert not [r for r in caplog.records if "cancellation requested" in r.getMessage()]
