@@ -8,6 +8,7 @@ from actae.cli.base import (
     EXECUTION_HEADERS,
     Command,
     Subparsers,
+    cell,
     common_options,
     execution_rows,
     interval_argument,
@@ -67,7 +68,7 @@ def _cancel(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(done))
     elif done.status == "failed":
-        print(f"execution {done.id} failed: {done.error}")
+        print(f"execution {done.id} failed: {cell(done.error)}")
     else:
         print(f"cancel requested for execution {done.id} ({done.status}); its owner stops "
               "at its next heartbeat, or the next claim fails it")

@@ -10,6 +10,7 @@ from actae.cli.base import (
     Command,
     CommandError,
     Subparsers,
+    cell,
     common_options,
     execution_rows,
     interval_argument,
@@ -84,7 +85,7 @@ def _close(args: argparse.Namespace) -> int:
         print(to_json(channel))
     else:
         closed = channel.closed_at.isoformat() if channel.closed_at else "-"
-        print(f"channel {channel.channel_id} closed at {closed}")
+        print(f"channel {cell(channel.channel_id)} closed at {closed}")
     return 0
 
 
@@ -95,7 +96,7 @@ def _key_ttl(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(channel))
     else:
-        print(f"channel {channel.channel_id} key lifetime: {_key_lifetime(channel)}")
+        print(f"channel {cell(channel.channel_id)} key lifetime: {_key_lifetime(channel)}")
     return 0
 
 

@@ -63,6 +63,14 @@ def test_agent_strings_are_escaped_in_text_output(dsn: str) -> None:
     lines = run(dsn, "timeline", channel, "--json").stdout.splitlines()
     rows = [json.loads(line) for line in lines]
     assert rows[0]["event_type"] == hostile
+    # the one-line confirmations name the channel escaped too
+    odd = f"cf-esc-\x1b[2J{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.create_channel(%s)", (odd,))
+    for args in (("channel", "key-ttl", odd, "1 day"), ("channel", "close", odd)):
+        done = run(dsn, *args)
+        assert done.returncode == 0 and "\x1b" not in done.stdout, done
+        assert r"cf-esc-\x1b[2J" in done.stdout
 
 
 def test_errors_quoting_agent_strings_are_escaped(dsn: str) -> None:
