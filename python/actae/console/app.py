@@ -22,10 +22,10 @@ from urllib.parse import urlencode
 import jinja2
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actae.client import ActaeClient
 from actae.console import tree
@@ -159,6 +159,60 @@ def served_hosts(host: str, allowed_hosts: Iterable[str] = ()) -> list[str]:
     return list(dict.fromkeys(h.lower() for h in hosts if h))
 
 
+_PORT = re.compile(r"(?::[0-9]*)?")
+
+
+def host_name(header: str | None) -> str | None:
+    """The host a Host header names, lowercased, without its port: an IPv6 literal stays in
+    brackets, in its short form ("[::1]"). None when there is no header or it is malformed
+    (an unbracketed IPv6 address, a bad port, an empty name)."""
+    if not header:
+        return None
+    header = header.strip().lower()
+    if header.startswith("["):
+        end = header.find("]")
+        if end < 0 or not _PORT.fullmatch(header[end + 1:]):
+            return None
+        try:
+            address = ipaddress.IPv6Address(header[1:end])
+        except ValueError:
+            return None
+        return f"[{address}]"
+    name, _, port = header.partition(":")
+    if not name or not _PORT.fullmatch(":" + port if port else ""):
+        return None
+    return name
+
+
+class HostCheck:
+    """Answers only requests whose Host header names one of allowed_hosts (any port, any
+    case); others, and requests without a Host header (HTTP/1.0), get 400. A pattern
+    "*.example.com" matches the names under example.com, "*" matches any request."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str]) -> None:
+        self.app = app
+        allowed_hosts = list(allowed_hosts)
+        self.names = {h.lower() for h in allowed_hosts if not h.startswith("*")}
+        self.suffixes = tuple(h[1:].lower() for h in allowed_hosts if h.startswith("*."))
+        self.allow_any = "*" in allowed_hosts
+
+    def allows(self, header: str | None) -> bool:
+        if self.allow_any:
+            return True
+        name = host_name(header)
+        return name is not None and (name in self.names or name.endswith(self.suffixes))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            header = next((value.decode("latin-1") for key, value in scope["headers"]
+                           if key == b"host"), None)
+            if not self.allows(header):
+                await Response("Invalid host header", status_code=400,
+                               media_type="text/plain")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                allowed_hosts: Iterable[str] = ()) -> Starlette:
     """The console app for the database at `dsn`. It refuses to start when the DSN's role can
@@ -282,8 +336,6 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     ]
     return Starlette(
         routes=routes, lifespan=lifespan, exception_handlers={ActaeError: on_error},
-        middleware=[Middleware(TrustedHostMiddleware,
-                               allowed_hosts=served_hosts(host, allowed_hosts),
-                               www_redirect=False)],
+        middleware=[Middleware(HostCheck, allowed_hosts=served_hosts(host, allowed_hosts))],
     )
 

@@ -3,8 +3,11 @@ Host names it is served as (DNS rebinding), through the ``actae console`` comman
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -12,6 +15,7 @@ import urllib.parse
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -134,3 +138,127 @@ def test_the_console_refuses_other_host_names(console: str, host: str) -> None:
 def test_the_app_refuses_other_host_names_by_default(app: str) -> None:
     assert httpx.get(app + "/", headers={"Host": "attacker.example"}, timeout=30).status_code == 400
     assert httpx.get(app + "/", timeout=30).status_code == 200
+
+
+def test_follow_reads_points_that_join_the_last_clock_of_a_full_page(dsn: str) -> None:
+    """A full page, then a tool claimed and completed at its last clock (no announcement),
+    then an event: the next batch holds all three, and nothing comes twice."""
+    from actae import ActaeClient
+    from actae.console.live import follow_timeline
+
+    channel = f"cf-join-{uuid.uuid4().hex[:8]}"
+
+    async def run() -> list[list[tuple[int, str]]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            for i in range(3):
+                await client.record_event(channel, "e", {"i": i})
+            batches = follow_timeline(client, channel, None, max_rows=3)
+            got = [[(r.clock, r.kind) for r in await anext(batches)]]
+
+            async def later() -> None:
+                await asyncio.sleep(0.5)
+                claim = await client.claim_execution(channel, "tool-k", "t", {})
+                await client.complete_execution(
+                    claim.execution.id, claim.execution.claim_token, {"ok": 1})
+                await client.record_event(channel, "e", {"i": 3})
+
+            task = asyncio.create_task(later())
+            with contextlib.suppress(TimeoutError):
+                while sum(map(len, got)) < 6:
+                    got.append([(r.clock, r.kind)
+                                for r in await asyncio.wait_for(anext(batches), 10)])
+            await task
+            with contextlib.suppress(TimeoutError):  # and nothing more (no repeats)
+                got.append([(r.clock, r.kind)
+                            for r in await asyncio.wait_for(anext(batches), 1.5)])
+            await batches.aclose()
+            return got
+
+    got = asyncio.run(run())
+    assert got[0] == [(1, "event"), (2, "event"), (3, "event")]
+    assert [row for batch in got[1:] for row in batch] == [
+        (3, "claimed"), (3, "completed"), (4, "event")]
+
+
+def _old_starlette_host_check(self: Any, scope: Any, receive: Any, send: Any) -> Any:
+    """TrustedHostMiddleware.__call__ as starlette releases before mid-2026 have it: the port
+    cut at the first ':' and no lowercasing."""
+    from starlette.datastructures import Headers
+    from starlette.responses import PlainTextResponse
+
+    async def call() -> None:
+        if self.allow_any or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = Headers(scope=scope).get("host", "").split(":")[0]
+        if any(host == p or (p.startswith("*") and host.endswith(p[1:]))
+               for p in self.allowed_hosts):
+            await self.app(scope, receive, send)
+        else:
+            await PlainTextResponse("Invalid host header", status_code=400)(
+                scope, receive, send)
+
+    return call()
+
+
+@pytest.fixture(scope="module")
+def v6_app(reader: str) -> Iterator[str]:
+    """create_app as bound to ::1 with --allowed-host myhost and *.proxy.example (served on
+    127.0.0.1; only the Host header matters), in a thread of this process."""
+    import threading
+
+    import uvicorn
+
+    from actae.console.app import create_app
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(
+        create_app(reader, host="::1", allowed_hosts=["myhost", "*.proxy.example"]),
+        host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the console did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture
+def old_starlette(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Host check must not depend on the installed starlette's (pyproject: >=0.37)."""
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+    monkeypatch.setattr(TrustedHostMiddleware, "__call__", _old_starlette_host_check)
+
+
+@pytest.mark.usefixtures("old_starlette")
+@pytest.mark.parametrize("host", ["[::1]:8480", "[::1]", "[0:0:0:0:0:0:0:1]:8480",
+                                  "MyHost:8480", "myhost", "LOCALHOST:8480",
+                                  "Console.Proxy.Example:443"])
+def test_the_host_check_parses_brackets_and_case(v6_app: str, host: str) -> None:
+    response = httpx.get(v6_app + "/", headers={"Host": host}, timeout=30)
+    assert response.status_code == 200
+
+
+@pytest.mark.usefixtures("old_starlette")
+@pytest.mark.parametrize("host", ["attacker.example", "proxy.example", "[::2]:8480", "::1",
+                                  "[::1", "[::1]x", "[::1]:80:80", "myhost:8x",
+                                  "myhost.attacker.example", ""])
+def test_the_host_check_refuses_other_hosts(v6_app: str, host: str) -> None:
+    response = httpx.get(v6_app + "/", headers={"Host": host}, timeout=30)
+    assert response.status_code == 400
+
+
+def test_the_host_check_refuses_a_request_without_host(v6_app: str) -> None:
+    """HTTP/1.0 without a Host header: refused (docs/console.md)."""
+    port = int(v6_app.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        status = s.recv(64).split(b"\r\n", 1)[0]
+    assert status.split()[1] == b"400"
