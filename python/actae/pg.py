@@ -20,7 +20,8 @@ Public API
     Start a new server (in a fresh ``/tmp`` folder unless ``data_dir``), create database
     ``actae``, migrate it, yield its DSN; stop it and delete the folder afterwards (``keep``:
     leave both). Unix socket only, no TCP. In the main thread, SIGTERM and SIGHUP (when they
-    would kill the process outright) stop the server and delete the folder before exiting.
+    would kill the process outright) raise KeyboardInterrupt in the block; once the server is
+    stopped and the folder deleted, the process is killed by that signal (status 143, 129).
 ``ensure_dsn(announce=None) -> ContextManager[str]``
     ``$ACTAE_DSN`` (migrated first) when set, else a ``throwaway()`` server for the block.
 ``dev_main(data_dir, port) -> int``
@@ -39,7 +40,8 @@ Public API
 ``find_bin(choice=None) -> Path``, ``PostgresNotFound``, ``ServerFailed``, ``BadSetting``
 (``ACTAE_PG_PORT`` not a port number).
 ``main(argv)``: ``python -m actae.pg start|stop|status|env|clean|run [--] CMD...`` (the Makefile's
-entry; ``run`` honours ``ACTAE_DSN``, ``ACTAE_FRESH_DB=1``, ``ACTAE_KEEP_DB=1``).
+entry; ``run`` honours ``ACTAE_DSN``, ``ACTAE_FRESH_DB=1``, ``ACTAE_KEEP_DB=1``; a server it
+started for CMD is stopped afterwards, also on SIGTERM/SIGHUP, which are passed on to CMD).
 
 Settings: ``ACTAE_PG_BIN``, ``ACTAE_PG_PORT`` (default 54329 for the repository's server).
 """
@@ -171,7 +173,8 @@ def _env_port() -> int | None:
     value = os.environ.get("ACTAE_PG_PORT", "").strip()
     if not value:
         return None
-    if not value.isdigit() or not 0 < int(value) < 65536:
+    # ASCII digits only: str.isdigit() accepts "²" or "٣", which int() rejects or converts.
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) < 65536:
         raise BadSetting(f"ACTAE_PG_PORT={value!r} is not a port number (1-65535)")
     return int(value)
 
@@ -439,8 +442,9 @@ def throwaway(
     The server listens on a unix socket only (no TCP port is taken; ``port`` just names the
     socket). Afterwards it is stopped and its folder deleted, unless ``keep``. A ``data_dir``
     that already holds a cluster is reused (and kept). This holds when the block raises, on
-    Ctrl-C, and (called from the main thread) on SIGTERM or SIGHUP, which exit with status
-    128 + the signal number once the server is gone.
+    Ctrl-C, and (called from the main thread) on SIGTERM or SIGHUP: those raise
+    KeyboardInterrupt in the block (so pytest, say, stops its session and tears down), and
+    once the server is gone the process is killed by the same signal (status 143, 129).
     """
     created = data_dir is None
     with _exit_on_signals():
@@ -458,41 +462,69 @@ def throwaway(
             migrate(dsn)
             yield dsn
         finally:
-            if keep:
-                pass
-            elif created:
-                server.remove()
-            else:
-                server.stop()
+            with _cleaning():
+                if keep:
+                    pass
+                elif created:
+                    server.remove()
+                else:
+                    server.stop()
 
 
 _EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_CLEANING = [0]  # > 0 while a clean-up runs: a signal then waits for it instead of raising
 
 
 @contextlib.contextmanager
-def _exit_on_signals() -> Generator[None]:
-    """Within the block, SIGTERM and SIGHUP raise SystemExit(128 + signal number) instead of
-    killing the process, so ``finally`` clauses (stopping a server, deleting its folder) run.
+def _cleaning() -> Generator[None]:
+    """Within the block (stopping a server, deleting its folder), a SIGTERM or SIGHUP caught
+    by ``_exit_on_signals`` does not interrupt: it is acted on when the clean-up is done."""
+    _CLEANING[0] += 1
+    try:
+        yield
+    finally:
+        _CLEANING[0] -= 1
+
+
+@contextlib.contextmanager
+def _exit_on_signals() -> Generator[list[int]]:
+    """Within the block, SIGTERM and SIGHUP raise KeyboardInterrupt (so ``finally`` clauses
+    and, under pytest, fixture teardowns run, and the session stops); when the block ends the
+    process is killed by that signal, as it would have been, so its exit status says so
+    (143 for SIGTERM). A second SIGTERM/SIGHUP, or one arriving during a ``_cleaning()``
+    block, interrupts nothing.
 
     Only in the main thread (Python delivers signals there; elsewhere this does nothing), and
     only for signals still at their default action: an ignored signal (``nohup``) or a handler
-    someone installed is left alone. The previous handlers are back when the block ends."""
+    someone installed is left alone. The previous handlers are back when the block ends.
+    Yields the list the signal received (at most one) is put in."""
+    received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield received
         return
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
+        if received:  # clean-up already under way: ignore
+            return
+        received.append(signum)
+        if not _CLEANING[0]:
+            raise KeyboardInterrupt
 
     previous: dict[signal.Signals, Any] = {}
     try:
         for signum in _EXIT_SIGNALS:
             if signal.getsignal(signum) is signal.SIG_DFL:
                 previous[signum] = signal.signal(signum, on_signal)
-        yield
+        yield received
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        if received:  # only ever set for a signal whose handler was SIG_DFL (restored above)
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os.kill(os.getpid(), received[0])
+            raise SystemExit(128 + received[0])  # only if the signal is blocked
 
 
 @contextlib.contextmanager
@@ -642,27 +674,45 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if os.environ.get("ACTAE_WITH_DB") == "1":  # inside another `run`: one server, one migrate
         return subprocess.run(command, check=False).returncode
     given = os.environ.get("ACTAE_DSN")
-    server: Server | None = None
-    stop_after = False
     if given:
-        dsn = given
-    else:
-        server = _repo_server(args)
-        keep = args.keep or os.environ.get("ACTAE_KEEP_DB") == "1"
-        stop_after = not keep and not server.running()
+        return _run_command(command, given, [])
+    server = _repo_server(args)
+    fresh = args.fresh or os.environ.get("ACTAE_FRESH_DB") == "1"
+    keep = args.keep or os.environ.get("ACTAE_KEEP_DB") == "1"
+    if keep or server.running():  # not ours to stop
         server.start()
-        fresh = args.fresh or os.environ.get("ACTAE_FRESH_DB") == "1"
-        dsn = server.create_database(DATABASE, fresh=fresh)
-    try:
-        prepare(dsn, extensions=True)
-        env = {**os.environ, **libpq_env(dsn), "ACTAE_WITH_DB": "1"}
+        return _run_command(command, server.create_database(DATABASE, fresh=fresh), [])
+    # A server started for CMD is stopped afterwards, also on SIGTERM/SIGHUP (as throwaway()
+    # does: passed on to CMD, the server stopped, then this process killed by the signal).
+    with _exit_on_signals() as received:
         try:
-            return subprocess.run(command, env=env, check=False).returncode
-        except KeyboardInterrupt:
-            return 130
-    finally:
-        if server is not None and stop_after:
-            server.stop()
+            server.start()
+            return _run_command(command, server.create_database(DATABASE, fresh=fresh),
+                                received)
+        finally:
+            with _cleaning():
+                server.stop()
+
+
+def _run_command(command: list[str], dsn: str, received: list[int]) -> int:
+    """Run ``command`` on ``dsn`` (prepared first); its exit status, 130 when interrupted.
+    ``received``: where ``_exit_on_signals`` puts a SIGTERM/SIGHUP, passed on to the command."""
+    prepare(dsn, extensions=True)
+    env = {**os.environ, **libpq_env(dsn), "ACTAE_WITH_DB": "1"}
+    child = subprocess.Popen(command, env=env)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:  # Ctrl-C (the command got it too), or SIGTERM/SIGHUP to us
+        with _cleaning():
+            if received:
+                with contextlib.suppress(ProcessLookupError):
+                    child.send_signal(received[0])
+            try:
+                child.wait(timeout=30 if received else 0.25)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        return 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -61,7 +61,7 @@ def test_throwaway_killed_by_signal_stops_its_server_and_removes_its_folder(
         postmaster = int((folder / "pgdata" / "postmaster.pid").read_text().split()[0])
         assert alive(postmaster)
         proc.send_signal(signum)
-        assert proc.wait(timeout=30) == 128 + signum
+        assert proc.wait(timeout=30) == -signum  # killed by the signal, after the clean-up
         deadline = time.monotonic() + 10
         while alive(postmaster) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -73,6 +73,106 @@ def test_throwaway_killed_by_signal_stops_its_server_and_removes_its_folder(
             proc.wait()
         if folder is not None and folder.exists():  # never leave a server behind
             pg.Server(folder).remove()
+
+
+PLUGIN_TESTS = """
+import time
+from pathlib import Path
+
+def test_a(actae_dsn):
+    Path("a-started").write_text(actae_dsn)
+    time.sleep(60)
+
+def test_b(actae_dsn):
+    Path("b-ran").write_text("")
+
+def test_c(actae_dsn):
+    Path("c-ran").write_text("")
+"""
+
+
+def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: Path) -> None:
+    """The plugin's session throwaway(): SIGTERM mid-test ends the session (no later test
+    runs, not recorded as a failure), the server is stopped, its folder removed, and pytest
+    dies of the signal."""
+    (tmp_path / "test_slow.py").write_text(PLUGIN_TESTS)
+    env = {k: v for k, v in clean_env().items() if k != "ACTAE_TEST_DSN"}
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "-p", "no:randomly", "test_slow.py"], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    folder: Path | None = None
+    postmaster = 0
+    try:
+        started = tmp_path / "a-started"
+        deadline = time.monotonic() + 60
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), proc.communicate(timeout=30)[0] if proc.poll() is not None else ""
+        time.sleep(0.2)  # let the write finish
+        folder = Path(str(conninfo_to_dict(started.read_text())["host"])).parent
+        postmaster = int((folder / "pgdata" / "postmaster.pid").read_text().split()[0])
+        assert alive(postmaster)
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=60)[0]
+        assert proc.returncode == -signal.SIGTERM, out
+        assert not (tmp_path / "b-ran").exists() and not (tmp_path / "c-ran").exists(), out
+        assert "SystemExit" not in out, out
+        deadline = time.monotonic() + 10
+        while alive(postmaster) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(postmaster), "the server outlived the signal"
+        assert not folder.exists(), "the throwaway folder was left behind"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if folder is not None and folder.exists():
+            pg.Server(folder).remove()
+
+
+def test_sigterm_to_pg_run_stops_the_server_it_started(tmp_path: Path) -> None:
+    """`python -m actae.pg run -- CMD` that started the server: SIGTERM to it (only) is passed
+    on to CMD, the server is stopped, and run dies of the signal."""
+    data = tmp_path / "repo"
+    script = ("import os, signal, sys, time; from pathlib import Path\n"
+              "signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\n"
+              "Path('cmd-started').write_text(os.environ['ACTAE_DSN'])\n"
+              "try:\n    time.sleep(60)\nfinally:\n    Path('cmd-ended').write_text('')\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "actae.pg", "--data", str(data), "run", "--",
+         sys.executable, "-c", script], cwd=tmp_path,
+        env=clean_env(ACTAE_PG_PORT=str(pg.free_port()), PYTHONPATH=str(REPO / "python")),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    postmaster = 0
+    try:
+        started = tmp_path / "cmd-started"
+        deadline = time.monotonic() + 60
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), proc.communicate(timeout=30)[0] if proc.poll() is not None else ""
+        server = pg.Server(data)  # as root, data may be swapped for a /tmp folder
+        postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+        assert alive(postmaster)
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=60)[0]
+        assert proc.returncode == -signal.SIGTERM, out
+        assert (tmp_path / "cmd-ended").exists(), "CMD was not told to stop"
+        deadline = time.monotonic() + 10
+        while alive(postmaster) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(postmaster), "the server outlived the signal"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        pg.Server(data).remove()
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "\u0663", "12\u00b3"])
+def test_non_ascii_digit_port_is_bad_setting(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACTAE_PG_PORT", value)
+    with pytest.raises(pg.BadSetting, match="ACTAE_PG_PORT"):
+        pg._env_port()  # pyright: ignore[reportPrivateUsage]
 
 
 def test_tcp_needs_the_password_and_the_handed_out_dsns_connect(tmp_path: Path,
