@@ -205,28 +205,8 @@ def _old_starlette_host_check(self: Any, scope: Any, receive: Any, send: Any) ->
 def v6_app(reader: str) -> Iterator[str]:
     """create_app as bound to ::1 with --allowed-host myhost and *.proxy.example (served on
     127.0.0.1; only the Host header matters), in a thread of this process."""
-    import threading
-
-    import uvicorn
-
-    from actae.console.app import create_app
-
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(
-        create_app(reader, host="::1", allowed_hosts=["myhost", "*.proxy.example"]),
-        host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the console did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve(reader, host="::1", allowed_hosts=["myhost", "*.proxy.example"]) as url:
+        yield url
 
 
 @pytest.fixture

@@ -37,6 +37,15 @@ def alive(pid: int) -> bool:
     return True
 
 
+def assert_gone(postmaster: int, folder: Path) -> None:
+    """The throwaway server's postmaster exits (within 10 s) and its folder is gone."""
+    deadline = time.monotonic() + 10
+    while alive(postmaster) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(postmaster), "the server outlived the signal"
+    assert not folder.exists(), "the throwaway folder was left behind"
+
+
 @pytest.fixture
 def unmigrated(dsn: str) -> Iterator[str]:
     """An empty (never migrated) database on the test server, dropped afterwards."""
@@ -62,11 +71,7 @@ def test_throwaway_killed_by_signal_stops_its_server_and_removes_its_folder(
         assert alive(postmaster)
         proc.send_signal(signum)
         assert proc.wait(timeout=30) == -signum  # killed by the signal, after the clean-up
-        deadline = time.monotonic() + 10
-        while alive(postmaster) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not alive(postmaster), "the server outlived the signal"
-        assert not folder.exists(), "the throwaway folder was left behind"
+        assert_gone(postmaster, folder)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -117,11 +122,7 @@ def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: 
         assert proc.returncode == -signal.SIGTERM, out
         assert not (tmp_path / "b-ran").exists() and not (tmp_path / "c-ran").exists(), out
         assert "SystemExit" not in out, out
-        deadline = time.monotonic() + 10
-        while alive(postmaster) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not alive(postmaster), "the server outlived the signal"
-        assert not folder.exists(), "the throwaway folder was left behind"
+        assert_gone(postmaster, folder)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -58,11 +58,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(dsn: str, *, allow_writer: bool = False) -> Iterator[str]:
-    """The console app for `dsn` on 127.0.0.1:<free port>, in a thread; yields its base URL."""
+def serve(dsn: str, *, allow_writer: bool = False, **app_options: Any) -> Iterator[str]:
+    """The console app for `dsn` (create_app's other options in ``app_options``: the host
+    it is bound as, allowed_hosts) on 127.0.0.1:<free port>, in a thread; yields its base
+    URL."""
     port = free_port()
-    config = uvicorn.Config(create_app(dsn, allow_writer=allow_writer), host="127.0.0.1",
-                            port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(create_app(dsn, allow_writer=allow_writer, **app_options),
+                            host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
