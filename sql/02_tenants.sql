@@ -91,26 +91,30 @@ as $$
     select pg_catalog.pg_has_role(session_user, p_tenant, 'MEMBER');
 $$;
 
+-- actae._global_reader — true when session_user reads every tenant's channels (a global
+-- auditor or operator): it belongs to no tenant (actae._caller_tenants is empty) and is no
+-- member of actae_agent except through actae_operator. Fails closed: a caller with agent
+-- rights whose tenancy does not resolve, or whose role is not found (null tenants), is not.
+create or replace function actae._global_reader() returns boolean
+language sql
+stable
+as $$
+    select coalesce(cardinality(actae._caller_tenants()) = 0, false)
+        and (
+            not pg_catalog.pg_has_role(session_user, 'actae_agent', 'MEMBER')
+            or pg_catalog.pg_has_role(session_user, 'actae_operator', 'MEMBER')
+        );
+$$;
+
 -- actae._may_read — true when session_user may read a channel of tenant p_tenant: it is a
--- member of that tenant, or it is a global reader (a global auditor or operator): it
--- belongs to no tenant (actae._caller_tenants is empty) and is no member of actae_agent
--- except through actae_operator. Fails closed: a caller with agent rights whose tenancy
--- does not resolve, or whose role is not found (null tenants), reads no other channel.
--- (actae._readable applies the same test; keep them together.)
+-- member of that tenant, or a global reader (actae._global_reader).
 create or replace function actae._may_read(
     p_tenant oid
 ) returns boolean
 language sql
 stable
 as $$
-    select pg_catalog.pg_has_role(session_user, p_tenant, 'MEMBER')
-        or (
-            coalesce(cardinality(actae._caller_tenants()) = 0, false)
-            and (
-                not pg_catalog.pg_has_role(session_user, 'actae_agent', 'MEMBER')
-                or pg_catalog.pg_has_role(session_user, 'actae_operator', 'MEMBER')
-            )
-        );
+    select pg_catalog.pg_has_role(session_user, p_tenant, 'MEMBER') or actae._global_reader();
 $$;
 
 -- actae._channel_tenant — the tenant of channel p_channel_id; null when there is no such
@@ -173,20 +177,12 @@ end;
 $$;
 
 -- actae._readable — actae._member_of for reads (actae._may_read): null, every channel, also
--- for a global reader (the test of actae._may_read: in no tenant, no agent rights but an
--- operator's); else every role session_user is a member of.
+-- for a global reader (actae._global_reader); else every role session_user is a member of.
 create or replace function actae._readable() returns oid[]
 language sql
 stable
 as $$
-    select case
-        when coalesce(cardinality(actae._caller_tenants()) = 0, false)
-            and (
-                not pg_catalog.pg_has_role(session_user, 'actae_agent', 'MEMBER')
-                or pg_catalog.pg_has_role(session_user, 'actae_operator', 'MEMBER')
-            ) then null
-        else actae._member_of()
-    end;
+    select case when actae._global_reader() then null else actae._member_of() end;
 $$;
 
 -- actae._may_read_channel — true when channel p_channel_id exists and session_user may read

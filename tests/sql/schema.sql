@@ -771,6 +771,14 @@ CREATE FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) RETUR
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _global_reader(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._global_reader() RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _in_flight(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2659,6 +2667,12 @@ REVOKE ALL ON FUNCTION actae._forget_execution_traces() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _global_reader(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._global_reader() FROM PUBLIC;
 
 --
 -- Name: FUNCTION _in_flight(p_status text); Type: ACL; Schema: actae; Owner: -

@@ -81,7 +81,8 @@ select is((select value from seen where login = 'op' and what = 'listed'), '1'::
     '... and lists every tenant''s channels');
 
 -- The reads' own tests (they run inside the definer functions in real use).
-grant execute on function actae._may_read(oid), actae._readable(), actae._member_of() to public;
+grant execute on function actae._may_read(oid), actae._readable(), actae._member_of(),
+    actae._global_reader() to public;
 set local session authorization tn_nested;
 select ok(not actae._may_read('tn_ten_b'::regrole),
     '_may_read: a nested tenant login may not read another tenant');

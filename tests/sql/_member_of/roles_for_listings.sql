@@ -17,7 +17,7 @@ grant t_mo_ten to t_mo_x;
 grant actae_auditor to t_mo_aud;
 grant execute on function actae._member_of(), actae._readable(), actae._caller_tenants(),
     actae._channel_tenant(text), actae._owns(oid), actae._may_read(oid),
-    actae._owns_channel(text), actae._may_read_channel(text) to public;
+    actae._owns_channel(text), actae._may_read_channel(text), actae._global_reader() to public;
 grant select on actae.channels to public;
 insert into actae.channels (channel_id, tenant) values
     ('mo-ten', 't_mo_ten'::regrole), ('mo-other', 't_mo_other'::regrole);

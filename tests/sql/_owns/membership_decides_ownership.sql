@@ -13,7 +13,8 @@ create role t_aud login;
 grant t_ten_x to t_x;
 grant actae_auditor to t_aud;
 grant execute on function actae._owns(oid), actae._may_read(oid), actae._owns_channel(text),
-    actae._may_read_channel(text), actae._caller_tenants(), actae._channel_tenant(text) to public;
+    actae._may_read_channel(text), actae._caller_tenants(), actae._channel_tenant(text),
+    actae._global_reader() to public;
 -- (They run inside definer functions in real use; called directly here, they read as the login.)
 grant select on actae.channels to public;
 insert into actae.channels (channel_id, tenant) values
