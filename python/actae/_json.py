@@ -8,6 +8,9 @@ value: a NaN or infinite float used as a dict key is named "nan", "inf", "-inf" 
 "NaN", "Infinity", "-Infinity"). Values json.dumps refused but pydantic can encode
 (datetime, UUID, Decimal, Enum, bytes, sets, pydantic models, dataclasses) are encoded as
 pydantic encodes them: see docs/python.md, "JSON arguments".
+
+``loads`` decodes the JSON the server sends back (pydantic_core.from_json, json.loads's
+values): docs/python.md, "JSON results and the caller's connections".
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 from typing import Any
 
 from psycopg.types.json import Jsonb
-from pydantic_core import PydanticSerializationError, to_json, to_jsonable_python
+from pydantic_core import PydanticSerializationError, from_json, to_json, to_jsonable_python
 
 # pydantic writes a None dict key "None" where json.dumps wrote "null". The output holds
 # '"None":' exactly when some key is None or "None"; a capital N is found at memchr speed
@@ -74,3 +77,13 @@ def _json_keys(value: Any) -> Any:
         return [_json_keys(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
     return value
 
+
+
+def loads(data: str | bytes) -> Any:
+    """The value of JSON text the server sent (json / jsonb columns): pydantic_core's
+    parser, json.loads's values; json.loads decides what the parser refuses (nesting deeper
+    than its 200 levels, numbers it cannot hold), raising what it always raised."""
+    try:
+        return from_json(data)
+    except ValueError:
+        return json.loads(data)

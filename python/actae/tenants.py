@@ -17,6 +17,7 @@ from typing import Any, LiteralString
 
 import psycopg
 from psycopg import sql
+from psycopg.rows import tuple_row
 
 from actae.errors import InvalidInput, map_error
 
@@ -71,8 +72,14 @@ def _check_name(name: str, argument: str) -> None:
                            {"argument": argument, argument: name})
 
 
+def _rows(conn: psycopg.Connection[Any], statement: LiteralString,
+          params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """statement's rows as tuples, whatever row factory the caller's connection has."""
+    return conn.cursor(row_factory=tuple_row).execute(statement, params).fetchall()
+
+
 def _role(conn: psycopg.Connection[Any], name: str) -> tuple[bool, bool] | None:
-    row = conn.execute(_ROLE, (name,)).fetchone()
+    row = next(iter(_rows(conn, _ROLE, (name,))), None)
     return None if row is None else (bool(row[0]), bool(row[1]))
 
 
@@ -117,7 +124,7 @@ def add_tenant_login(conn: psycopg.Connection[Any], tenant: str, login: str, *,
             raise InvalidInput(
                 f"login {login} is granted actae_agent directly, so it is its own tenant;"
                 " revoke actae_agent from it first", {"argument": "login", "login": login})
-        others = [t for (t,) in conn.execute(_TENANTS_OF, (login,)).fetchall() if t != tenant]
+        others = [t for (t,) in _rows(conn, _TENANTS_OF, (login,)) if t != tenant]
         if others:
             raise InvalidInput(f"login {login} already belongs to tenant {others[0]}",
                                {"argument": "login", "login": login, "tenants": others})
@@ -137,7 +144,7 @@ def get_tenant(conn: psycopg.Connection[Any], name: str) -> Tenant:
 def list_tenants(conn: psycopg.Connection[Any]) -> list[Tenant]:
     """Every tenant role (NOLOGIN, granted actae_agent) with its members, by name. Logins
     granted actae_agent directly (each its own tenant) are not listed."""
-    return [Tenant(str(name), tuple(logins)) for name, logins in conn.execute(_LIST).fetchall()]
+    return [Tenant(str(name), tuple(logins)) for name, logins in _rows(conn, _LIST)]
 
 
 def assign_tenant(conn: psycopg.Connection[Any], channel_id: str, tenant: str) -> None:
@@ -173,7 +180,7 @@ _MEASURE = f"select {_QUOTA_ROW} from actae.measure_usage() as q order by 1"
 def _quotas(conn: psycopg.Connection[Any], statement: LiteralString,
             params: tuple[Any, ...] = ()) -> list[Quota]:
     try:
-        rows = conn.execute(statement, params).fetchall()
+        rows = _rows(conn, statement, params)
     except psycopg.Error as exc:
         raise map_error(exc) from None
     return [Quota(*row) for row in rows]

@@ -1,0 +1,148 @@
+"""The driver reads its rows the same way whatever the caller's connections were set up to
+return: a connection or pool made for LangGraph's saver (``row_factory=dict_row``) and one
+with its own JSON ``loads`` (floats as Decimal) give the driver's usual models, through
+``conn=`` and through ``pool=``, sync and async; the tenant helpers take such a connection
+too. JSON too deep for the driver's fast parser is read back as json.loads reads it
+(real database)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+from psycopg.types.json import set_json_loads
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
+
+from actae import ActaeClient, SyncActaeClient, tenants
+
+PARAMS = {"amount": 1.5, "items": [{"sku": "a", "n": 2}]}
+RESULT = {"charged": 12.25, "ok": True}
+
+
+def decimal_loads(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> None:
+    set_json_loads(partial(json.loads, parse_float=Decimal), conn)
+
+
+def check_story(claim: Any, done: Any, again: Any) -> None:
+    """What the driver returns for claim, complete and the replay of one tool call."""
+    assert claim.status == "claimed" and claim.execution.params == PARAMS
+    assert type(claim.execution.params["amount"]) is float
+    assert done.status == "completed" and done.result == RESULT
+    assert type(done.result["charged"]) is float
+    assert again.status == "replayed" and again.result == RESULT
+    assert type(again.result["charged"]) is float
+
+
+def sync_story(client: SyncActaeClient, channel: str, **conn: Any) -> None:
+    claim = client.claim_execution(channel, "k", "charge", PARAMS, **conn)
+    done = client.complete_execution(claim.execution.id, claim.claim_token, RESULT, **conn)
+    check_story(claim, done, client.claim_execution(channel, "k", "charge", PARAMS, **conn))
+    events = [client.record_event(channel, "step", {"n": 1.5}, **conn)]
+    assert events[0].cursor == 1
+    listed = client.list_events(channel, **conn)
+    assert [e.payload for e in listed] == [{"n": 1.5}] and type(listed[0].payload["n"]) is float
+
+
+@pytest.mark.parametrize("setup", [dict_row, decimal_loads], ids=["dict_row", "json_loads"])
+def test_sync_client_through_a_callers_connection(
+        dsn: str, unique: Callable[..., str], setup: Any) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn, \
+            SyncActaeClient(dsn, max_size=1) as client:
+        if setup is dict_row:
+            conn.row_factory = dict_row
+        else:
+            setup(conn)
+        sync_story(client, unique("conn"), conn=conn)
+
+
+@pytest.mark.parametrize("setup", ["dict_row", "json_loads"])
+def test_sync_client_on_a_callers_pool(dsn: str, unique: Callable[..., str], setup: str) -> None:
+    kwargs: dict[str, Any] = {"autocommit": True}
+    if setup == "dict_row":
+        kwargs["row_factory"] = dict_row
+    with ConnectionPool(dsn, min_size=1, max_size=1, kwargs=kwargs, open=True,
+                        configure=decimal_loads if setup == "json_loads" else None) as pool:
+        sync_story(SyncActaeClient(pool=pool), unique("pool"))
+        with pool.connection() as conn:  # the caller's own reads are theirs, unchanged
+            row = conn.execute("select '{\"x\": 1.5}'::jsonb as j").fetchone()
+            assert row is not None
+            value = row["j"] if setup == "dict_row" else row[0]  # type: ignore[call-overload]
+            assert type(value["x"]) is (float if setup == "dict_row" else Decimal)
+
+
+@pytest.mark.parametrize("setup", ["dict_row", "json_loads"])
+def test_async_client_through_a_callers_connection_and_pool(
+        dsn: str, unique: Callable[..., str], setup: str) -> None:
+    async def configure(conn: psycopg.AsyncConnection[Any]) -> None:
+        decimal_loads(conn)
+
+    async def story(client: ActaeClient, channel: str, **conn: Any) -> None:
+        claim = await client.claim_execution(channel, "k", "charge", PARAMS, **conn)
+        done = await client.complete_execution(claim.execution.id, claim.claim_token, RESULT,
+                                               **conn)
+        again = await client.claim_execution(channel, "k", "charge", PARAMS, **conn)
+        check_story(claim, done, again)
+        if not conn:  # run_tool takes its connections from the pool
+            out = await client.run_tool(lambda ctx: RESULT, channel_id=channel, key_name="r",
+                                        tool_name="charge", params=PARAMS)
+            assert out == RESULT and type(out["charged"]) is float
+
+    async def main() -> None:
+        kwargs: dict[str, Any] = {"autocommit": True}
+        if setup == "dict_row":
+            kwargs["row_factory"] = dict_row
+        async with AsyncConnectionPool(
+                dsn, min_size=1, max_size=2, kwargs=kwargs, open=False,
+                configure=configure if setup == "json_loads" else None) as pool:
+            client = ActaeClient(pool=pool)
+            await story(client, unique("apool"))
+            async with pool.connection() as conn:
+                await story(client, unique("aconn"), conn=conn)
+
+    asyncio.run(main())
+
+
+@pytest.fixture
+def tenant_name(conn: psycopg.Connection[Any]) -> Iterator[str]:
+    name = f"tcc_{uuid.uuid4().hex[:8]}"
+    yield name
+    if conn.execute("select 1 from pg_roles where rolname = %s", (name,)).fetchone():
+        conn.execute(f'drop role "{name}"')
+
+
+def test_tenant_helpers_take_a_dict_row_connection(dsn: str, tenant_name: str) -> None:
+    with psycopg.connect(dsn, autocommit=True, row_factory=dict_row) as conn:
+        made = tenants.create_tenant(conn, tenant_name)
+        assert made == tenants.Tenant(tenant_name, ())
+        assert tenant_name in [t.name for t in tenants.list_tenants(conn)]
+        quota = tenants.set_quota(conn, tenant_name, max_channels=3)
+        assert quota is not None and quota.tenant == tenant_name and quota.max_channels == 3
+        assert tenant_name in [q.tenant for q in tenants.list_quotas(conn)]
+        assert tenants.set_quota(conn, tenant_name) is None
+
+
+def test_json_deeper_than_the_fast_parser_reads_as_json_loads_reads_it(
+        dsn: str, unique: Callable[..., str]) -> None:
+    deep: Any = "leaf"
+    for _ in range(400):  # the server takes 512 levels; pydantic_core's parser 200
+        deep = [deep]
+    text = json.dumps(deep).encode()
+    from pydantic_core import from_json
+
+    from actae._json import loads
+    with pytest.raises(ValueError):
+        from_json(text)
+    assert loads(text) == deep
+    with SyncActaeClient(dsn, max_size=1) as client:
+        channel = unique("deep")
+        claim = client.claim_execution(channel, "k", "t", {"deep": deep})
+        done = client.complete_execution(claim.execution.id, claim.claim_token, deep)
+        assert done.params == {"deep": deep} and done.result == deep
