@@ -30,6 +30,11 @@
 --     its row (which carries the tenant) and reads nothing else; the channel is read only
 --     for a new key (creation, fork inheritance and policy).
 --   * written_by records session_user (the login) on every claim that writes.
+--   * A claim that would take ownership (claimed, reclaimed) or end a cancelled execution
+--     runs under READ COMMITTED only, as complete_execution does: under REPEATABLE READ or
+--     SERIALIZABLE it raises 0A000 and writes nothing, so no caller runs a tool whose
+--     completion would then be refused. Replays and the other outcomes write nothing and
+--     are answered at any level.
 -- Raises: AC400 bad argument (or a login in several tenants creating a channel), AC404
 -- another tenant's channel, AC409 same key with a different fingerprint, tool_name or
 -- dedup_fields, AC403 tool blocked by the fork policy.
@@ -154,6 +159,9 @@ begin
             end if;
         end if;
 
+        if current_setting('transaction_isolation') <> 'read committed' then
+            perform actae._not_read_committed('a claim that takes ownership');
+        end if;
         v_now := actae._now();
         insert into actae.executions as e (
             channel_id, key_name, execution_id, tool_name, params, dedup_fields, fingerprint,
@@ -197,6 +205,8 @@ begin
         return actae._execution_row(v_row, 'failed', false);
     elsif actae._in_flight(v_row.status) and v_row.lease_expires_at > v_now then
         return actae._execution_row(v_row, 'in_progress', false);
+    elsif current_setting('transaction_isolation') <> 'read committed' then
+        perform actae._not_read_committed('a claim that takes ownership');
     elsif v_row.cancel_requested_at is not null then
         -- Cancelled (actae.cancel_execution) and its owner is gone: end it as cancelled
         -- instead of reclaiming it.

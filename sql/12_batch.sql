@@ -15,13 +15,17 @@
 drop function if exists actae.complete_executions(uuid[], uuid[], jsonb[]);
 
 -- actae._check_batch — AC400 naming p_argument unless p_count (the cardinality of a
--- one-dimensional array, null when the array is null) is p_expected; p_expected null means
--- "any size up to the limit of p_limit_argument".
+-- one-dimensional array indexed from 1, null when the array is null) is p_expected;
+-- p_expected null means "any size up to the limit of p_limit_argument". p_lower is the
+-- array's lower bound: elements are paired by position with the other arrays' and read
+-- as element 1 .. n, so an array such as '[0:1]={a,b}' is refused, not shifted.
+drop function if exists actae._check_batch(integer, integer, text, integer);
 create or replace function actae._check_batch(
     p_count integer,
     p_dimensions integer,
     p_argument text,
-    p_expected integer
+    p_expected integer,
+    p_lower integer
 ) returns void
 language plpgsql
 immutable
@@ -32,6 +36,13 @@ begin
         perform actae._raise(
             'AC400', format('%s must be a one-dimensional array', p_argument),
             jsonb_build_object('argument', p_argument, 'dimensions', p_dimensions)
+        );
+    end if;
+    if p_count > 0 and p_lower <> 1 then
+        perform actae._raise(
+            'AC400', format('%s must be an array indexed from 1, not from %s', p_argument,
+                p_lower),
+            jsonb_build_object('argument', p_argument, 'lower_bound', p_lower)
         );
     end if;
     if p_expected is null then
@@ -60,7 +71,8 @@ $$;
 -- AC409 or AC403 (DETAIL names the element). AC404 (another tenant's channel), AC429
 -- (the tenant's channel quota, when the batch creates the channel) and the AC400 of a
 -- login in several tenants creating it are the channel's, not an element's: raised as
--- claim_execution raises them, without an element.
+-- claim_execution raises them, without an element. 0A000 as claim_execution's: an element
+-- that would take ownership outside READ COMMITTED, without an element either.
 create or replace function actae.claim_executions(
     p_channel_id text,
     p_key_names text[],
@@ -89,18 +101,23 @@ declare
 begin
     -- The shape checks inline; the helpers run (and raise) only when one fails.
     if (v_count between 1 and actae._limit('key_names') and array_ndims(p_key_names) = 1
+        and array_lower(p_key_names, 1) = 1
         and cardinality(p_tool_names) = v_count and array_ndims(p_tool_names) = 1
+        and array_lower(p_tool_names, 1) = 1
         and cardinality(p_params) = v_count and array_ndims(p_params) = 1
-        and coalesce(cardinality(p_dedup_fields) = v_count and array_ndims(p_dedup_fields) = 1,
-            true)) is not true then
-        perform actae._check_batch(v_count, array_ndims(p_key_names), 'key_names', null);
+        and array_lower(p_params, 1) = 1
+        and coalesce(cardinality(p_dedup_fields) = v_count and array_ndims(p_dedup_fields) = 1
+            and array_lower(p_dedup_fields, 1) = 1, true)) is not true then
+        perform actae._check_batch(v_count, array_ndims(p_key_names), 'key_names', null,
+            array_lower(p_key_names, 1));
         perform actae._check_batch(cardinality(p_tool_names), array_ndims(p_tool_names),
-            'tool_names', v_count);
+            'tool_names', v_count, array_lower(p_tool_names, 1));
         perform actae._check_batch(cardinality(p_params), array_ndims(p_params), 'params',
-            v_count);
+            v_count, array_lower(p_params, 1));
         if p_dedup_fields is not null then
             perform actae._check_batch(cardinality(p_dedup_fields),
-                array_ndims(p_dedup_fields), 'dedup_fields', v_count);
+                array_ndims(p_dedup_fields), 'dedup_fields', v_count,
+                array_lower(p_dedup_fields, 1));
         end if;
     end if;
     -- The set path: no element with dedup_fields, every argument within its limits and
@@ -149,6 +166,11 @@ begin
             into v_rows, v_claimed
             from unnest(p_key_names) with ordinality as u (k, n)
             left join inserted as i on u.k = i.key_name;
+            if v_claimed > 0 and current_setting('transaction_isolation') <> 'read committed'
+            then
+                -- As claim_execution: raising undoes the INSERT (nothing is written).
+                perform actae._not_read_committed('a claim that takes ownership');
+            end if;
             if v_claimed = v_count then
                 for i in 1 .. v_count loop
                     return next actae._execution_row(v_rows[i], 'claimed', true);
@@ -233,16 +255,19 @@ declare
 begin
     -- The shape checks inline; the helpers run (and raise) only when one fails.
     if (v_count between 1 and actae._limit('execution_ids') and array_ndims(p_execution_ids) = 1
+        and array_lower(p_execution_ids, 1) = 1
         and cardinality(p_claim_tokens) = v_count and array_ndims(p_claim_tokens) = 1
-        and coalesce(cardinality(p_results) = v_count and array_ndims(p_results) = 1, true)
+        and array_lower(p_claim_tokens, 1) = 1
+        and coalesce(cardinality(p_results) = v_count and array_ndims(p_results) = 1
+            and array_lower(p_results, 1) = 1, true)
     ) is not true then
         perform actae._check_batch(v_count, array_ndims(p_execution_ids), 'execution_ids',
-            null);
+            null, array_lower(p_execution_ids, 1));
         perform actae._check_batch(cardinality(p_claim_tokens), array_ndims(p_claim_tokens),
-            'claim_tokens', v_count);
+            'claim_tokens', v_count, array_lower(p_claim_tokens, 1));
         if p_results is not null then
             perform actae._check_batch(cardinality(p_results), array_ndims(p_results),
-                'results', v_count);
+                'results', v_count, array_lower(p_results, 1));
         end if;
     end if;
     -- The set path, when p_channel_id is given, every element's arguments are within

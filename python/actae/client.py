@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import psycopg
-from psycopg import postgres, sql
+from psycopg import postgres, pq, sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import tuple_row
 from psycopg.types.json import JsonbBinaryLoader, JsonBinaryLoader, JsonbLoader, JsonLoader
@@ -150,11 +150,27 @@ _JSON_LOADERS = (
 )
 
 
+def _styles_parsed(conn: Any) -> bool:
+    """Whether text results of this session are ones psycopg parses: timestamps in
+    DateStyle ISO and intervals in IntervalStyle postgres (the server's defaults). Both are
+    reported parameters, read from the connection without a round trip."""
+    pgconn = conn.pgconn
+    return (pgconn.parameter_status(b"DateStyle") or b"ISO").startswith(b"ISO") and (
+        pgconn.parameter_status(b"IntervalStyle") or b"postgres") == b"postgres"
+
+
 def _cursor(conn: Any, binary: bool) -> Any:
     """A cursor reading rows as the driver maps them, whatever the connection was set up
-    to return: tuples (a connection made for LangGraph's saver has row_factory=dict_row)
-    and JSON decoded by actae._json.loads (not a loads function set on the connection)."""
-    cur = conn.cursor(binary=binary, row_factory=tuple_row)
+    to return: a plain cursor (not the connection's cursor_factory: a RawCursor takes no
+    named parameters, a ClientCursor no binary results), tuples (a connection made for
+    LangGraph's saver has row_factory=dict_row), JSON decoded by actae._json.loads (not a
+    loads function set on the connection), and binary results when the session's
+    DateStyle or IntervalStyle would give timestamps or intervals psycopg cannot parse."""
+    factory = psycopg.AsyncCursor if isinstance(conn, psycopg.AsyncConnection) else psycopg.Cursor
+    cur = factory(conn, row_factory=tuple_row)
+    binary = binary or not _styles_parsed(conn)
+    if binary:
+        cur.format = pq.Format.BINARY
     for oid, loader in _JSON_LOADERS[binary]:
         cur.adapters.register_loader(oid, loader)
     return cur
@@ -170,7 +186,7 @@ _CURSOR = "_actae_cursor"
 
 
 def _reused_cursor(conn: Any, binary: bool) -> Any:
-    if binary:
+    if binary or not _styles_parsed(conn):
         return _cursor(conn, True)
     cur = getattr(conn, _CURSOR, None)
     if cur is None or cur.closed:

@@ -28,6 +28,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, 
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, cast
 
+import psycopg
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -42,6 +43,7 @@ from langgraph.checkpoint.base import (
     get_serializable_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from actae import calls
@@ -241,7 +243,7 @@ class ActaeSaver(_Codec, BaseCheckpointSaver[int]):
 
     def setup(self) -> None:
         """Apply Actae's migrations (the saver's schema included); safe to repeat."""
-        migrate(_conninfo(self.client.pool.conninfo))
+        migrate(_conninfo(self.client.pool))
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         rows = self.client.run(self._get_call(config))
@@ -351,7 +353,7 @@ class AsyncActaeSaver(_Codec, BaseCheckpointSaver[int]):
 
     async def setup(self) -> None:
         """Apply Actae's migrations (the saver's schema included); safe to repeat."""
-        await asyncio.to_thread(migrate, _conninfo(self.client.pool.conninfo))
+        await asyncio.to_thread(migrate, _conninfo(self.client.pool))
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         rows = await self.client.run(self._get_call(config))
@@ -446,10 +448,15 @@ class AsyncActaeSaver(_Codec, BaseCheckpointSaver[int]):
         self._block(self.aprune(thread_ids, strategy=strategy))
 
 
-def _conninfo(conninfo: object) -> str:
+def _conninfo(pool: Any) -> str:
+    """The database the pool's connections reach: its conninfo with the connection
+    parameters among its kwargs (dbname, user, host, ...) applied, as psycopg applies them."""
+    conninfo = pool.conninfo
     if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
         raise TypeError("the client's pool has no conninfo string to migrate with")
-    return conninfo
+    libpq = {o.keyword.decode() for o in psycopg.pq.Conninfo.get_defaults()}
+    given = {k: v for k, v in (pool.kwargs or {}).items() if k in libpq and v is not None}
+    return make_conninfo(conninfo, **given)
 
 
 def _thread_ids(thread_ids: Sequence[str]) -> list[str]:

@@ -461,10 +461,10 @@ CREATE FUNCTION actae._check_append_quota(p_channel actae.channels) RETURNS void
     AS $$ (body in sql/) $$;
 
 --
--- Name: _check_batch(integer, integer, text, integer); Type: FUNCTION; Schema: actae; Owner: -
+-- Name: _check_batch(integer, integer, text, integer, integer); Type: FUNCTION; Schema: actae; Owner: -
 --
 
-CREATE FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) RETURNS void
+CREATE FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer, p_lower integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -2195,10 +2195,10 @@ REVOKE ALL ON FUNCTION actae._channel_tenant(p_channel_id text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION actae._check_append_quota(p_channel actae.channels) FROM PUBLIC;
 
 --
--- Name: FUNCTION _check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION _check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer, p_lower integer); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION actae._check_batch(p_count integer, p_dimensions integer, p_argument text, p_expected integer, p_lower integer) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _check_dedup_fields(p_fields text[]); Type: ACL; Schema: actae; Owner: -

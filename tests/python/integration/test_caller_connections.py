@@ -1,9 +1,11 @@
 """The driver reads its rows the same way whatever the caller's connections were set up to
-return: a connection or pool made for LangGraph's saver (``row_factory=dict_row``) and one
-with its own JSON ``loads`` (floats as Decimal) give the driver's usual models, through
-``conn=`` and through ``pool=``, sync and async; the tenant helpers take such a connection
-too. JSON too deep for the driver's fast parser is read back as json.loads reads it
-(real database)."""
+return: a connection or pool made for LangGraph's saver (``row_factory=dict_row``), one
+with its own JSON ``loads`` (floats as Decimal), a ``cursor_factory`` (RawCursor,
+ClientCursor) and a session DateStyle / IntervalStyle psycopg cannot parse in text give
+the driver's usual models, through ``conn=`` and through ``pool=``, sync and async; the
+tenant helpers take such a connection too. JSON too deep for the driver's fast parser is
+read back as json.loads reads it. A pool whose transactions are REPEATABLE READ gets 0A000
+at the claim, before the tool runs (real database)."""
 
 from __future__ import annotations
 
@@ -11,17 +13,20 @@ import asyncio
 import json
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
 import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 from psycopg.types.json import set_json_loads
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from actae import ActaeClient, SyncActaeClient, tenants
+from actae import ActaeClient, SyncActaeClient, calls, tenants
+from actae.plans.tools import ToolCall
 
 PARAMS = {"amount": 1.5, "items": [{"sku": "a", "n": 2}]}
 RESULT = {"charged": 12.25, "ok": True}
@@ -51,6 +56,13 @@ def sync_story(client: SyncActaeClient, channel: str, **conn: Any) -> None:
     assert [e.payload for e in listed] == [{"n": 1.5}] and type(listed[0].payload["n"]) is float
 
 
+SETUPS: dict[str, dict[str, Any]] = {
+    "raw_cursor": {"cursor_factory": psycopg.RawCursor},
+    "client_cursor": {"cursor_factory": psycopg.ClientCursor},
+    "date_and_interval_styles": {"options": "-c DateStyle=SQL,DMY -c IntervalStyle=iso_8601"},
+}
+
+
 @pytest.mark.parametrize("setup", [dict_row, decimal_loads], ids=["dict_row", "json_loads"])
 def test_sync_client_through_a_callers_connection(
         dsn: str, unique: Callable[..., str], setup: Any) -> None:
@@ -61,6 +73,35 @@ def test_sync_client_through_a_callers_connection(
         else:
             setup(conn)
         sync_story(client, unique("conn"), conn=conn)
+
+
+def ttl_story(client: SyncActaeClient, channel: str, **conn: Any) -> None:
+    """Timestamps and intervals read back as the server holds them."""
+    with psycopg.connect(client.pool.conninfo, autocommit=True) as plain:
+        row = plain.execute("select now()").fetchone()
+    assert row is not None
+    created = client.create_channel(channel, **conn)
+    assert abs((created.created_at - row[0]).total_seconds()) < 60
+    done = client.set_key_ttl(channel, timedelta(days=90), **conn)
+    assert done.key_ttl == timedelta(days=90)
+
+
+@pytest.mark.parametrize("setup", list(SETUPS))
+def test_sync_client_with_a_callers_cursor_factory_or_styles(
+        dsn: str, unique: Callable[..., str], setup: str) -> None:
+    kwargs = {"autocommit": True, **SETUPS[setup]}
+    with ConnectionPool(dsn, min_size=1, max_size=1, kwargs=kwargs, open=True) as pool:
+        client = SyncActaeClient(pool=pool)
+        sync_story(client, unique("fpool"))
+        ttl_story(client, unique("fttl"))
+        out = client.run_tools(
+            [client_tool(k) for k in ("a", "b")], channel_id=unique("frun"))
+        assert out == [RESULT, RESULT]
+        # A binary call (the LangGraph saver's reads) on the same pool.
+        assert client.run(calls.langgraph_get_tuple(unique("thread"), "")) == []
+    with psycopg.connect(dsn, **kwargs) as conn, SyncActaeClient(dsn, max_size=1) as client:
+        sync_story(client, unique("fconn"), conn=conn)
+        ttl_story(client, unique("fttl"), conn=conn)
 
 
 @pytest.mark.parametrize("setup", ["dict_row", "json_loads"])
@@ -78,7 +119,7 @@ def test_sync_client_on_a_callers_pool(dsn: str, unique: Callable[..., str], set
             assert type(value["x"]) is (float if setup == "dict_row" else Decimal)
 
 
-@pytest.mark.parametrize("setup", ["dict_row", "json_loads"])
+@pytest.mark.parametrize("setup", ["dict_row", "json_loads", *SETUPS])
 def test_async_client_through_a_callers_connection_and_pool(
         dsn: str, unique: Callable[..., str], setup: str) -> None:
     async def configure(conn: psycopg.AsyncConnection[Any]) -> None:
@@ -99,6 +140,11 @@ def test_async_client_through_a_callers_connection_and_pool(
         kwargs: dict[str, Any] = {"autocommit": True}
         if setup == "dict_row":
             kwargs["row_factory"] = dict_row
+        elif setup in SETUPS:
+            kwargs.update(SETUPS[setup])
+            if setup.endswith("_cursor"):  # the async classes of the same cursors
+                kwargs["cursor_factory"] = {"raw_cursor": psycopg.AsyncRawCursor,
+                                            "client_cursor": psycopg.AsyncClientCursor}[setup]
         async with AsyncConnectionPool(
                 dsn, min_size=1, max_size=2, kwargs=kwargs, open=False,
                 configure=configure if setup == "json_loads" else None) as pool:
@@ -146,3 +192,62 @@ def test_json_deeper_than_the_fast_parser_reads_as_json_loads_reads_it(
         claim = client.claim_execution(channel, "k", "t", {"deep": deep})
         done = client.complete_execution(claim.execution.id, claim.claim_token, deep)
         assert done.params == {"deep": deep} and done.result == deep
+
+
+def client_tool(key: str) -> ToolCall:
+    return ToolCall(lambda ctx: RESULT, key_name=key, tool_name="charge", params=PARAMS)
+
+
+def test_a_repeatable_read_pool_is_refused_at_the_claim_before_the_tool_runs(
+        dsn: str, unique: Callable[..., str], conn: psycopg.Connection[Any]) -> None:
+    ran: list[str] = []
+
+    def charge(ctx: Any) -> Any:
+        ran.append(ctx.key_name)
+        return RESULT
+
+    options = "-c default_transaction_isolation=repeatable\\ read"
+    channel = unique("rr")
+    with ConnectionPool(dsn, min_size=1, max_size=1, open=True,
+                        kwargs={"autocommit": True, "options": options}) as pool:
+        client = SyncActaeClient(pool=pool)
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="READ COMMITTED only"):
+            client.run_tool(charge, channel_id=channel, key_name="k", tool_name="charge",
+                            params=PARAMS)
+    assert ran == []
+    row = conn.execute("select count(*) from actae.executions where channel_id = %s",
+                       (channel,)).fetchone()
+    assert row == (0,)
+    with SyncActaeClient(dsn, max_size=1) as plain:  # under READ COMMITTED it runs once
+        assert plain.run_tool(charge, channel_id=channel, key_name="k", tool_name="charge",
+                              params=PARAMS) == RESULT
+    assert ran == ["k"]
+
+
+def test_langgraph_setup_migrates_the_database_the_pool_reaches(dsn: str) -> None:
+    """ActaeSaver(client on a caller's pool).setup() migrates the database the pool's
+    connections reach: the pool's kwargs (here dbname) apply over its conninfo, as psycopg
+    applies them (it migrated the conninfo's database, or failed on it)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from actae.langgraph import ActaeSaver, AsyncActaeSaver
+    from tests.python.support.databases import empty_database
+
+    wrong = make_conninfo(dsn, dbname="actae_no_such_database")
+    for saver_class in (ActaeSaver, AsyncActaeSaver):
+        with empty_database(dsn, "actae_lg_setup") as target:
+            name = conninfo_to_dict(target)["dbname"]
+            if saver_class is ActaeSaver:
+                with ConnectionPool(wrong, min_size=0, max_size=1, open=True,
+                                    kwargs={"dbname": name, "autocommit": True}) as pool:
+                    ActaeSaver(SyncActaeClient(pool=pool)).setup()
+            else:
+                async def main(name: str = name) -> None:
+                    async with AsyncConnectionPool(wrong, min_size=0, max_size=1, open=False, kwargs={
+                            "dbname": name, "autocommit": True}) as pool:
+                        await AsyncActaeSaver(ActaeClient(pool=pool)).setup()
+                asyncio.run(main())
+            with psycopg.connect(target) as check:
+                row = check.execute("select to_regproc('actae.claim_execution') is not null"
+                                    ).fetchone()
+            assert row == (True,), saver_class
