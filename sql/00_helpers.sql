@@ -159,7 +159,9 @@ end;
 $$;
 
 -- actae._check_json — AC400 when a jsonb argument is larger than p_max_bytes, or nested
--- deeper than _limit('json_depth') levels (what the driver can read back).
+-- deeper than _limit('json_depth') levels (what the driver can read back). Levels count
+-- containers: 512 nested arrays or objects pass, with a scalar inside the innermost or not;
+-- a 513th array or object is refused.
 -- Guarantees: the size is the real one: a value passed from a compressed column is measured
 -- by its text (its stored size says nothing); an uncompressed one by its binary size. Depth
 -- is only walked when the value is big enough to be that deep (8 bytes a level at least)
@@ -192,7 +194,8 @@ begin
     end if;
     if (v_compressed or v_bytes > 8 * actae._limit('json_depth'))
         and jsonb_path_exists(
-            p_value, ('strict $.**{' || actae._limit('json_depth')::text || '}')::jsonpath
+            p_value, ('strict $.**{' || actae._limit('json_depth')::text
+                || '} ? (@.type() == "object" || @.type() == "array")')::jsonpath
         ) then
         perform actae._raise(
             'AC400',

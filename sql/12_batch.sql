@@ -14,12 +14,14 @@
 -- otherwise match two functions).
 drop function if exists actae.complete_executions(uuid[], uuid[], jsonb[]);
 
+-- The signature before p_lower was added.
+drop function if exists actae._check_batch(integer, integer, text, integer);
+
 -- actae._check_batch — AC400 naming p_argument unless p_count (the cardinality of a
 -- one-dimensional array indexed from 1, null when the array is null) is p_expected;
 -- p_expected null means "any size up to the limit of p_limit_argument". p_lower is the
 -- array's lower bound: elements are paired by position with the other arrays' and read
 -- as element 1 .. n, so an array such as '[0:1]={a,b}' is refused, not shifted.
-drop function if exists actae._check_batch(integer, integer, text, integer);
 create or replace function actae._check_batch(
     p_count integer,
     p_dimensions integer,
@@ -119,6 +121,11 @@ begin
                 array_ndims(p_dedup_fields), 'dedup_fields', v_count,
                 array_lower(p_dedup_fields, 1));
         end if;
+    end if;
+    if (octet_length(p_channel_id) between 1 and actae._limit('channel_id')) is not true then
+        -- The channel's argument error, without an element (claim_execution would name
+        -- element 1), before any element's.
+        perform actae._check_text(p_channel_id, 'channel_id');
     end if;
     -- The set path: no element with dedup_fields, every argument within its limits and
     -- no key twice (checked in one statement), in a channel that is not a fork. One INSERT claims
@@ -269,6 +276,12 @@ begin
             perform actae._check_batch(cardinality(p_results), array_ndims(p_results),
                 'results', v_count, array_lower(p_results, 1));
         end if;
+    end if;
+    if p_channel_id is not null
+        and (octet_length(p_channel_id) between 1 and actae._limit('channel_id')) is not true
+    then
+        -- As claim_executions: the channel's argument error, without an element.
+        perform actae._check_text(p_channel_id, 'channel_id');
     end if;
     -- The set path, when p_channel_id is given, every element's arguments are within
     -- their limits and no execution id appears twice (checked in one statement): behind

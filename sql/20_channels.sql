@@ -36,7 +36,8 @@ $$;
 -- a channel that does not exist, or another tenant's, the same decoy, a topic on which
 -- nothing is announced, derived from the secret, the caller and the id: the answer does not
 -- tell the caller whether the channel exists, nor change when someone creates it.
--- Raises: nothing.
+-- Raises: AC400 when channel_id is null, empty or longer than its limit (the argument
+-- alone decides: no channel is read).
 create or replace function actae.channel_topic(
     p_channel_id text
 ) returns text
@@ -48,6 +49,7 @@ as $$
 declare
     v_channel actae.channels;
 begin
+    perform actae._check_text(p_channel_id, 'channel_id');
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
     if found and actae._may_read(v_channel.tenant) then
         return actae._topic(v_channel);

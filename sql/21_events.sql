@@ -1,5 +1,34 @@
 -- The event log and state transitions (SPEC section 3).
 
+-- actae._check_operation_id — AC400 naming operation_id unless p_operation_id is 1 to
+-- _limit('operation_id') bytes and does not begin with 'actae.'.
+-- Guarantees: operation ids beginning with 'actae.' (case-sensitive) are Actae's own: the
+-- sleeps and waits of runs are recorded under actae.sleep:<key> and actae.wait:<key>
+-- (actae._park_event, which does not come through here), and a caller who took one of
+-- those ids through record_event, transition_state or fork_channel would make every later
+-- sleep_run / wait_for_event of that key in the channel AC409. An 'actae.' id a caller
+-- recorded before this rule stays where it is (an event log is never rewritten): a sleep
+-- or wait of that key in that channel stays AC409, and the caller's call can no longer
+-- replay it (AC400 here).
+create or replace function actae._check_operation_id(
+    p_operation_id text
+) returns void
+language plpgsql
+immutable
+as $$
+begin
+    perform actae._check_text(p_operation_id, 'operation_id',
+        actae._limit('operation_id')::integer);
+    if starts_with(p_operation_id, 'actae.') then
+        perform actae._raise(
+            'AC400',
+            'operation_id must not begin with actae. (reserved for Actae''s own operations)',
+            jsonb_build_object('argument', 'operation_id', 'reserved_prefix', 'actae.')
+        );
+    end if;
+end;
+$$;
+
 -- actae._find_operation — the operation recorded under p_operation_id as the channel sees it:
 -- its own, or (in a fork) one recorded in the inherited prefix. A row of nulls when none.
 -- Raises: AC409 when it exists with a different kind or content.
@@ -148,7 +177,8 @@ $$;
 -- same event_type and payload replays the original (same cursor, outcome replayed), also
 -- for an operation inherited from a fork's prefix; guards are not content.
 -- Tenants: a new channel is the caller's tenant's; another tenant's channel is AC404.
--- Raises: AC400 bad argument, AC404 another tenant's channel, AC409 operation_id reused
+-- Raises: AC400 bad argument (an operation_id beginning with 'actae.' too: reserved,
+-- actae._check_operation_id), AC404 another tenant's channel, AC409 operation_id reused
 -- with different content, AC412 expected_cursor is not the head.
 create or replace function actae.record_event(
     p_channel_id text,
@@ -184,7 +214,7 @@ begin
     end if;
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id');
+        perform actae._check_operation_id(p_operation_id);
         v_content := encode(sha256(convert_to(
             jsonb_build_array(p_event_type, v_payload)::text, 'UTF8')), 'hex');
         v_op := actae._find_operation(v_channel, p_operation_id, 'record_event', v_content);
@@ -206,7 +236,8 @@ $$;
 -- Guarantees: written only when expected_version (and expected_cursor, when given) are the
 -- channel's current ones; reusing operation_id with the same event_type, payload and state
 -- replays the original (same cursor and version, outcome replayed) whatever the guards say.
--- Raises: AC400 bad argument, AC409 operation_id reused with different content, AC412 a
+-- Raises: AC400 bad argument (an operation_id beginning with 'actae.' too: reserved,
+-- actae._check_operation_id), AC409 operation_id reused with different content, AC412 a
 -- stale guard (DETAIL has the current version and cursor); nothing is written on error.
 -- Tenants: as record_event (AC404 for another tenant's channel, actae._lock_channel).
 create or replace function actae.transition_state(
@@ -257,7 +288,7 @@ begin
     end if;
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id');
+        perform actae._check_operation_id(p_operation_id);
         v_content := encode(sha256(convert_to(
             jsonb_build_array(p_event_type, v_payload, v_state)::text, 'UTF8')), 'hex');
         v_op := actae._find_operation(v_channel, p_operation_id, 'transition_state', v_content);

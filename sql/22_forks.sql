@@ -12,7 +12,11 @@
 --     comparing clocks, never wall time. Nothing
 --     recorded in the source afterwards is visible in the fork, and the other way round.
 --   * tool_policies maps tool_name to replay (default), live or block; a fork of a fork
---     inherits its parent's policies unless it passes its own.
+--     inherits its parent's policies unless it passes its own. Exactly that shape
+--     (actae._tool_policies_valid, the rule of the column too): a JSON object whose every
+--     key is a tool name (1 to _limit('tool_name') bytes) and every value one of the
+--     strings "replay", "live", "block" (an array such as ["block"] is refused, never
+--     read as a policy), with at most _limit('tool_policies') entries.
 --   * Idempotent: operation_id (in the source's namespace) or an existing new_channel_id
 --     forked identically replays the receipt (outcome replayed).
 --   * The receipt's prefix_sha256 is the hash chain value at at_cursor ('' at cursor 0).
@@ -21,10 +25,11 @@
 --     AC404, as an unknown source is.
 --   * Depth: a fork's lineage holds at most _limit('fork_depth') (100) channels, so a chain
 --     of forks costs bounded bytes per row and bounded reads.
--- Raises: AC400 bad argument, or a fork that would be more than _limit('fork_depth') deep
--- (naming source_channel_id), AC404 unknown source (or another tenant's), at_cursor beyond
--- its head, or new_channel_id held by another tenant, AC409 operation_id or new_channel_id
--- reused for a different fork.
+-- Raises: AC400 bad argument (tool_policies of another shape; an operation_id beginning
+-- with 'actae.', reserved: actae._check_operation_id), or a fork that would be more than
+-- _limit('fork_depth') deep (naming source_channel_id), AC404 unknown source (or another
+-- tenant's), at_cursor beyond its head, or new_channel_id held by another tenant, AC409
+-- operation_id or new_channel_id reused for a different fork.
 create or replace function actae.fork_channel(
     p_source_channel_id text,
     p_at_cursor bigint,
@@ -59,9 +64,22 @@ begin
         perform actae._check_text(p_new_channel_id, 'new_channel_id');
     end if;
     if p_operation_id is not null then
-        perform actae._check_text(p_operation_id, 'operation_id');
+        perform actae._check_operation_id(p_operation_id);
     end if;
     if p_tool_policies is not null and not actae._tool_policies_valid(p_tool_policies) then
+        if jsonb_typeof(p_tool_policies) = 'object'
+            and exists (
+                select from jsonb_object_keys(p_tool_policies) as k (tool_name)
+                where octet_length(k.tool_name) not between 1 and actae._limit('tool_name')
+            ) then
+            perform actae._raise(
+                'AC400',
+                format('every tool name in tool_policies must be 1 to %s bytes',
+                    actae._limit('tool_name')),
+                jsonb_build_object('argument', 'tool_policies',
+                    'max_bytes', actae._limit('tool_name'))
+            );
+        end if;
         perform actae._raise(
             'AC400',
             'tool_policies must be a JSON object mapping tool names to replay, live or block',

@@ -117,6 +117,23 @@ begin
 end;
 $$;
 
+-- actae._interval_has_negative_part — true when any part of p_interval (its months, days or
+-- time) is negative. PostgreSQL compares intervals by one total (a month counted as 30
+-- days), so '1000000 years -359999000 days' compares as about 2 years 9 months, yet adding
+-- it to a timestamp adds the million years first: 22008 timestamp out of range. An
+-- interval with no negative part is at least as long as each of its parts, so a bound on
+-- the interval bounds them all. Inlined into the caller.
+create or replace function actae._interval_has_negative_part(
+    p_interval interval
+) returns boolean
+language sql
+immutable
+as $$
+    select extract(year from p_interval) < 0 or extract(month from p_interval) < 0
+        or extract(day from p_interval) < 0 or extract(hour from p_interval) < 0
+        or extract(minute from p_interval) < 0 or extract(second from p_interval) < 0;
+$$;
+
 -- actae.set_key_ttl — how long the finished execution keys of a channel keep replaying.
 -- Guarantees: a finished (completed, failed, cancelled) execution of the channel replays
 -- for at least key_ttl after it finished; after that purge may delete it, and a claim of
@@ -127,8 +144,9 @@ $$;
 -- on first use. A fork has its own lifetime (not inherited); a key a live fork inherits is
 -- never purged.
 -- Owner-only: another tenant's channel is AC404, as an unknown one (actae._lock_channel).
--- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years, AC404 another
--- tenant's channel.
+-- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years or with a
+-- negative part (actae._interval_has_negative_part: such a lifetime, stored, could make
+-- every purge fail with 22008), AC404 another tenant's channel.
 create or replace function actae.set_key_ttl(
     p_channel_id text,
     p_key_ttl interval
@@ -143,9 +161,10 @@ declare
     v_time_zone text := pg_catalog.current_setting('TimeZone');
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
-    if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years' then
+    if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years'
+        or actae._interval_has_negative_part(p_key_ttl) then
         perform actae._raise(
-            'AC400', 'key_ttl must be between 1 second and 100 years',
+            'AC400', 'key_ttl must be between 1 second and 100 years, with no negative part',
             jsonb_build_object('argument', 'key_ttl', 'key_ttl', p_key_ttl::text)
         );
     end if;
@@ -192,7 +211,10 @@ $$;
 --     channel bigger than the budget is still deleted whole, alone), then expired keys.
 --     more = true when the budget ran out: call again (the CLI loops). Rows locked by
 --     running transactions are skipped, not waited for.
--- Raises: AC400 older_than null or negative, batch_size not 1..100000.
+-- Raises: AC400 older_than null, not between 0 and 1000 years or with a negative part (a
+-- longer one, or a huge part, would put the cutoff before the earliest time PostgreSQL
+-- holds: 22008 timestamp out of range from about 6700 years; 1000 years is long before
+-- anything Actae recorded), batch_size not 1..100000.
 create or replace function actae.purge(
     p_older_than interval,
     p_batch_size integer default 1000
@@ -213,9 +235,10 @@ declare
     v_fork_clock bigint;
 begin
     perform actae._require(p_older_than is null, 'older_than');
-    if p_older_than < interval '0' then
+    if p_older_than < interval '0' or p_older_than > interval '1000 years'
+        or actae._interval_has_negative_part(p_older_than) then
         perform actae._raise(
-            'AC400', 'older_than must not be negative',
+            'AC400', 'older_than must be between 0 and 1000 years, with no negative part',
             jsonb_build_object('argument', 'older_than', 'older_than', p_older_than::text)
         );
     end if;

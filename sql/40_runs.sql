@@ -150,14 +150,18 @@ $$;
 
 -- actae.start_run — create a run of p_agent on channel p_channel_id (and the channel),
 -- due at p_run_at (now when null or past).
+-- run_at is a finite time before 9999-01-01 UTC: 'infinity' would be a run never due, and
+-- neither it nor a time in year 10000 or later can be read back by the Python driver (its
+-- datetime ends with year 9999; the bound leaves a day for any session time zone). A time
+-- in the past, however far ('-infinity' excepted), is now.
 -- Guarantees: one run per channel; the same channel again with the same agent and a
 -- jsonb-equal input replays (outcome replayed, the stored row whatever its status now);
 -- a run due now is announced on its queue's topic (NOTIFY) when the transaction commits.
 -- A null input is stored as JSON null; a null queue means 'default', a null max_attempts 5.
 -- The channel belongs to the caller's tenant; another tenant's channel id is AC404.
--- Raises: AC400 bad argument, AC404 another tenant's channel, AC409 the channel already has
--- a run with another agent or input (DETAIL: stored and given agent, sha256 of stored and
--- given input).
+-- Raises: AC400 bad argument (run_at infinite or not before 9999-01-01 UTC too), AC404
+-- another tenant's channel, AC409 the channel already has a run with another agent or input
+-- (DETAIL: stored and given agent, sha256 of stored and given input).
 create or replace function actae.start_run(
     p_channel_id text,
     p_agent text,
@@ -186,11 +190,18 @@ begin
         and octet_length(v_queue) between 1 and 256
         and pg_column_size(v_input) <= 8 * actae._limit('json_depth')
         and pg_column_compression(v_input) is null
+        and coalesce(isfinite(p_run_at) and p_run_at < '9999-01-01 00:00:00+00', true)
         and v_max_attempts between 1 and 1000) is not true then
         perform actae._check_text(p_channel_id, 'channel_id', 256);
         perform actae._check_text(p_agent, 'agent', 256);
         perform actae._check_text(v_queue, 'queue', 256);
         perform actae._check_json(v_input, 'input', 1048576);
+        if not (isfinite(p_run_at) and p_run_at < '9999-01-01 00:00:00+00') then
+            perform actae._raise(
+                'AC400', 'run_at must be a finite time before 9999-01-01 00:00:00+00',
+                jsonb_build_object('argument', 'run_at', 'run_at', p_run_at)
+            );
+        end if;
         perform actae._check_range(v_max_attempts, 'max_attempts', 1, 1000);
     end if;
     v_due := greatest(coalesce(p_run_at, v_now), v_now);
@@ -627,6 +638,14 @@ $$;
 -- inherited by a fork), or, on the first call for the key, p_payload appended now to the
 -- channel locked by the caller. p_content identifies the request (the same key with other
 -- content is AC409, as for any operation_id).
+-- Operation ids beginning with 'actae.' are reserved for these: record_event,
+-- transition_state and fork_channel refuse them (actae._check_operation_id), so no caller
+-- can take a run's sleep or wait key. The id is the prefix (12 or 11 bytes) and the key (1
+-- to 256 bytes), up to 268 bytes, over the 256 SPEC 3a allows a caller's operation_id.
+-- Kept so: that limit is on an argument, and Actae writes these itself (operations and
+-- events store any length); the id must stay the key itself, since ids already recorded
+-- are how re-executions and forks find their sleeps and waits (a hash of long keys would
+-- no longer find them). Readers (list_events) may see operation ids up to 268 bytes.
 create or replace function actae._park_event(
     p_channel actae.channels,
     p_event_type text,
@@ -656,7 +675,8 @@ $$;
 
 -- actae.sleep_run — a durable sleep of the owner's run, identified by p_sleep_key.
 -- Guarantees: the first call for the key records the wake time (now + p_seconds) as event
--- actae.sleep in the channel (operation actae.sleep:<key>, so forks inherit it). Then, on
+-- actae.sleep in the channel (operation actae.sleep:<key>, so forks inherit it; no caller
+-- can take that id, and it may be up to 268 bytes: see actae._park_event). Then, on
 -- this and every later call with the key (from a re-executed agent or a fork), the
 -- recorded wake time decides: passed → outcome elapsed, nothing parked, the caller keeps
 -- its token; not yet → the run parks as sleeping, due at the wake time, its token dies
@@ -745,7 +765,8 @@ $$;
 -- actae.wait_for_event — wait (durably) for an event of p_event_type in the run's channel,
 -- identified by p_wait_key.
 -- Guarantees: the first call for the key records the channel's head and a deadline (now +
--- p_timeout_seconds) as event actae.wait (operation actae.wait:<key>, inherited by forks).
+-- p_timeout_seconds) as event actae.wait (operation actae.wait:<key>, inherited by forks;
+-- no caller can take that id, and it may be up to 267 bytes: see actae._park_event).
 -- Then, on this and every later call with the key: the first event of p_event_type
 -- recorded after that event and no later than the deadline → outcome received (its cursor,
 -- payload, recorded_at); none and the deadline passed → timed_out; otherwise the run parks

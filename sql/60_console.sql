@@ -171,6 +171,9 @@ begin
     if p_tag is not null then
         perform actae._check_text(p_tag, 'tag', 64);
     end if;
+    if p_before_channel_id is not null then
+        perform actae._check_text(p_before_channel_id, 'before_channel_id', 256);
+    end if;
     if (p_before_created_at is null) <> (p_before_channel_id is null) then
         perform actae._raise(
             'AC400', 'before_created_at and before_channel_id go together',
@@ -463,13 +466,18 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_a actae.channels := actae._channel(p_channel_a);
-    v_b actae.channels := actae._channel(p_channel_b);
+    v_a actae.channels;
+    v_b actae.channels;
     v_state_a actae.state_row;
     v_state_b actae.state_row;
     v_result actae.state_diff;
     v_count bigint;
 begin
+    -- Each argument named in its own error (the channel reads below say channel_id).
+    perform actae._check_text(p_channel_a, 'channel_a', actae._limit('channel_id')::integer);
+    perform actae._check_text(p_channel_b, 'channel_b', actae._limit('channel_id')::integer);
+    v_a := actae._channel(p_channel_a);
+    v_b := actae._channel(p_channel_b);
     perform actae._require(p_max_changes is null, 'max_changes');
     perform actae._check_range(p_max_changes, 'max_changes', 1, 10000);
     v_result.channel_a := v_a.channel_id;
@@ -686,10 +694,15 @@ begin
             jsonb_build_object('argument', 'tags', 'count', cardinality(p_tags))
         );
     end if;
+    if array_ndims(p_tags) > 1 then
+        perform actae._raise(
+            'AC400', 'tags must be a one-dimensional array',
+            jsonb_build_object('argument', 'tags', 'dimensions', array_ndims(p_tags))
+        );
+    end if;
     if p_tags is not null then
-        for i in 1 .. coalesce(cardinality(p_tags), 0) loop
-            perform actae._check_text(p_tags[i], 'tags', 64);
-        end loop;
+        -- Every element, whatever the array's lower bound ('[5:6]={a,b}').
+        perform actae._check_text(t.tag, 'tags', 64) from unnest(p_tags) as t (tag);
         v_tags := array(select distinct t.tag from unnest(p_tags) as t (tag) order by t.tag);
     end if;
     if p_note is not null then

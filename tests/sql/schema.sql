@@ -340,7 +340,7 @@ CREATE TYPE actae.timeline_row AS (
 --
 
 CREATE FUNCTION actae._tool_policies_valid(p_policies jsonb) RETURNS boolean
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -497,6 +497,14 @@ CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text) RETURNS void
 --
 
 CREATE FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _check_operation_id(text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._check_operation_id(p_operation_id text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -792,6 +800,14 @@ CREATE FUNCTION actae._in_flight(p_status text) RETURNS boolean
 
 CREATE FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name text) RETURNS actae.executions
     LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _interval_has_negative_part(interval); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._interval_has_negative_part(p_interval interval) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
 --
@@ -2225,6 +2241,12 @@ REVOKE ALL ON FUNCTION actae._check_json(p_value jsonb, p_argument text) FROM PU
 REVOKE ALL ON FUNCTION actae._check_json(p_value jsonb, p_argument text, p_max_bytes integer) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _check_operation_id(p_operation_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._check_operation_id(p_operation_id text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _check_range(p_value bigint, p_argument text, p_min bigint); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2685,6 +2707,12 @@ REVOKE ALL ON FUNCTION actae._in_flight(p_status text) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._inherited_execution(p_channel actae.channels, p_key_name text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _interval_has_negative_part(p_interval interval); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._interval_has_negative_part(p_interval interval) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _langgraph_channel(p_thread_id text, p_checkpoint_ns text, p_create boolean); Type: ACL; Schema: actae; Owner: -
