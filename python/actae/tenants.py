@@ -17,8 +17,8 @@ from typing import Any, LiteralString
 
 import psycopg
 from psycopg import sql
-from psycopg.rows import tuple_row
 
+from actae.client import _cursor  # pyright: ignore[reportPrivateUsage]
 from actae.errors import InvalidInput, map_error
 
 # Role names Actae reserves: never a tenant, never a login added to one.
@@ -74,8 +74,10 @@ def _check_name(name: str, argument: str) -> None:
 
 def _rows(conn: psycopg.Connection[Any], statement: LiteralString,
           params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """statement's rows as tuples, whatever row factory the caller's connection has."""
-    return conn.cursor(row_factory=tuple_row).execute(statement, params).fetchall()
+    """statement's rows as tuples, read as the driver reads its own (actae.client._cursor:
+    whatever cursor factory, row factory or DateStyle the caller's connection has)."""
+    rows: list[tuple[Any, ...]] = _cursor(conn, False).execute(statement, params).fetchall()
+    return rows
 
 
 def _role(conn: psycopg.Connection[Any], name: str) -> tuple[bool, bool] | None:

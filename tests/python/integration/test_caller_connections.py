@@ -164,14 +164,17 @@ def tenant_name(conn: psycopg.Connection[Any]) -> Iterator[str]:
         conn.execute(f'drop role "{name}"')
 
 
-def test_tenant_helpers_take_a_dict_row_connection(dsn: str, tenant_name: str) -> None:
-    with psycopg.connect(dsn, autocommit=True, row_factory=dict_row) as conn:
+@pytest.mark.parametrize("setup", ["dict_row", *SETUPS])
+def test_tenant_helpers_take_a_callers_connection(
+        dsn: str, tenant_name: str, setup: str) -> None:
+    kwargs = SETUPS.get(setup, {"row_factory": dict_row})
+    with psycopg.connect(dsn, autocommit=True, **kwargs) as conn:
         made = tenants.create_tenant(conn, tenant_name)
         assert made == tenants.Tenant(tenant_name, ())
         assert tenant_name in [t.name for t in tenants.list_tenants(conn)]
         quota = tenants.set_quota(conn, tenant_name, max_channels=3)
         assert quota is not None and quota.tenant == tenant_name and quota.max_channels == 3
-        assert tenant_name in [q.tenant for q in tenants.list_quotas(conn)]
+        assert tenant_name in [q.tenant for q in tenants.list_quotas(conn, measure=True)]
         assert tenants.set_quota(conn, tenant_name) is None
 
 
@@ -243,8 +246,9 @@ def test_langgraph_setup_migrates_the_database_the_pool_reaches(dsn: str) -> Non
                     ActaeSaver(SyncActaeClient(pool=pool)).setup()
             else:
                 async def main(name: str = name) -> None:
-                    async with AsyncConnectionPool(wrong, min_size=0, max_size=1, open=False, kwargs={
-                            "dbname": name, "autocommit": True}) as pool:
+                    kwargs = {"dbname": name, "autocommit": True}
+                    async with AsyncConnectionPool(wrong, min_size=0, max_size=1, open=False,
+                                                   kwargs=kwargs) as pool:
                         await AsyncActaeSaver(ActaeClient(pool=pool)).setup()
                 asyncio.run(main())
             with psycopg.connect(target) as check:
