@@ -14,7 +14,7 @@ import inspect
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import psycopg
 from psycopg import postgres, pq, sql
@@ -166,8 +166,12 @@ def _cursor(conn: Any, binary: bool) -> Any:
     LangGraph's saver has row_factory=dict_row), JSON decoded by actae._json.loads (not a
     loads function set on the connection), and binary results when the session's
     DateStyle or IntervalStyle would give timestamps or intervals psycopg cannot parse."""
-    factory = psycopg.AsyncCursor if isinstance(conn, psycopg.AsyncConnection) else psycopg.Cursor
-    cur = factory(conn, row_factory=tuple_row)
+    cur: Any
+    if isinstance(conn, psycopg.AsyncConnection):
+        cur = psycopg.AsyncCursor(cast("psycopg.AsyncConnection[Any]", conn),
+                                  row_factory=tuple_row)
+    else:
+        cur = psycopg.Cursor(cast("psycopg.Connection[Any]", conn), row_factory=tuple_row)
     binary = binary or not _styles_parsed(conn)
     if binary:
         cur.format = pq.Format.BINARY

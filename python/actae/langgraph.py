@@ -455,7 +455,8 @@ def _conninfo(pool: Any) -> str:
     if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
         raise TypeError("the client's pool has no conninfo string to migrate with")
     libpq = {o.keyword.decode() for o in psycopg.pq.Conninfo.get_defaults()}
-    given = {k: v for k, v in (pool.kwargs or {}).items() if k in libpq and v is not None}
+    kwargs: dict[str, Any] = dict(pool.kwargs or {})
+    given = {k: v for k, v in kwargs.items() if k in libpq and v is not None}
     return make_conninfo(conninfo, **given)
 
 
