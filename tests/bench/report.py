@@ -704,15 +704,57 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   SyncActaeClient claim+complete fell below 0.9x (0.86x; its path did not change, and the
   bare rows it is divided by moved more than it did between the two runs), the gathered
   async run_tool batch rose to 3.85x.
+- **Changed on 2026-12-06, fourth pass** (A/B runs on the development server; this run
+  measures them together):
+  - The driver decodes JSON results with `pydantic_core.from_json` (`actae._json.loads`:
+    json.loads's values; json.loads itself for what that parser refuses, such as nesting
+    deeper than 200 levels), about 10x faster than json.loads on the small objects of a
+    tool call. Client CPU per SyncActaeClient claim+complete, one process, interleaved
+    rounds (12 of 800): 172.6 -> 160.9 us; section 2b of two A/B runs of the driver bench:
+    175-188 -> 159-162 us. The bare psycopg rows keep psycopg's default (json.loads), as a
+    bare psycopg user has it.
+  - Driver cursors are plain psycopg cursors with tuple rows and the driver's own JSON
+    loaders, whatever the caller's connection is set up with (a `dict_row` connection, a
+    RawCursor factory or a non-ISO DateStyle broke calls; docs/python.md): two loader
+    registrations per new cursor (about 2 us; the reused cursor of a pooled connection
+    registers them once). Claims that take ownership test the isolation level (one
+    `current_setting` per new key or reclaim; a replay is untouched); the batches test
+    each array's lower bound inline.
+  - Measured and not kept: `transition_state` with the channel's lock and update folded
+    into one `UPDATE ... RETURNING` and its two inserts into one statement cost 118-119
+    against 137 us of backend CPU per 1 KB transition (10 interleaved rounds of 1 000,
+    synchronous_commit off, both copies owned by actae_owner), but the hash chain computed
+    in that UPDATE calls STABLE functions (`convert_to`, `text || bigint`) on the row's
+    columns, which Citus refuses in an UPDATE of a distributed table. `claim_execution`
+    reading the channel inside its INSERT (`INSERT ... SELECT` from actae.channels) cost
+    113 against 118 us per new key (12 rounds of 800): within noise.
+  - What Actae's semantics cost a claim+complete on the server (backend CPU, 9 interleaved
+    rounds of 800, synchronous_commit off): the limit's INSERT + UPDATE on
+    actae.executions 98 us; the same two statements inside two SECURITY DEFINER PL/pgSQL
+    functions with a pinned search_path that return the execution row, nothing else (the
+    thinnest shape SPEC allows), 146 us; `claim_execution` + `complete_execution` 229 us
+    (the replay-first probe, the channel read for tenancy and forks, the fingerprint, the
+    completion's clock guard and read). At 8 and 32 clients the two cores are busy, so
+    the rate follows these costs: the pgbench rows' 0.58x and 0.56x, where even the
+    thinnest pair would spend 1.49x the limit's backend CPU.
+  This run met 32 targets (29 in the run of 07:35): SyncActaeClient claim+complete is back
+  above 0.9x of bare psycopg (0.86x -> 0.97x), SyncActaeClient.run_tool reached 0.85x
+  (0.81x -> 0.86x: the thread hand-off of the next item was not the whole story) and a new
+  step through the SDK is ahead of Absurd's at c = 1 (0.99x -> 1.04x). Client CPU per
+  operation in section 2b against the run before: SyncActaeClient 189 -> 177 us,
+  SyncActaeClient.run_tool 238 -> 223, ActaeClient 291 -> 273, ActaeClient.run_tool
+  349 -> 339, while the bare psycopg rows they are divided by cost 144 -> 160 and
+  235 -> 245 (the same code: this run's machine). The gathered async run_tool batch fell to
+  3.65x (3.85x), ActaeClient.run_tool stayed at 0.82x.
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
-    is 2.11x the hand-written Python rows in this run (the table shows it beside each
+    is 1.95x the hand-written Python rows in this run (the table shows it beside each
     ratio).
   - Replay CPU within 1.3x of a bare primary-key read: a SECURITY DEFINER function with a
     pinned search_path that only does that read costs about 1.3x already (the floor item
-    above); the replay was at 1.51x, 1.53x and 1.42x in the three reports before this one
-    and is 1.45x in this run (55 / 38 us).
+    above); the replay was at 1.53x, 1.42x and 1.45x in the three reports before this one
+    and is 1.36x in this run (54 / 40 us).
   - 64 KB transitions at 1.2x LangGraph: PostgreSQL 15 parses the 64 KB of JSON a
     character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
     where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
@@ -722,17 +764,15 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     step ran; at c = 1 each commit is a WAL flush.
   - A replay at 1.2x the peers' raw replays at c = 1: in the server-CPU loop of section 6
     (one connection, prepared, c = 1) the bare primary-key read of the replayed row itself
-    is 7 568 calls/s against Absurd's raw replay at 7 101 and pgtask's at 6 641 (1.07x,
-    1.14x): at one client the round trip, not the server's work, sets the rate. Actae's
-    replay is 7 203 there.
-  - SyncActaeClient.run_tool at 0.85x bare psycopg: a sync tool runs in a worker thread,
-    so run_tool can return at once when the execution is cancelled or its lease lost even
-    if the tool ignores `ctx.should_stop()`. Handing a tool that returns at once to that
-    thread and back costs 48 us of client CPU and 63 us of wall time on its own (20 000
-    hand-offs, measured alone), about a seventh of the bare cycle (2 376/s here, 421 us):
-    with the driver's own claim+complete cost (0.86x in this run, 0.91x in the one before)
-    the budget of 0.85x is spent before the thread. Running the tool in the caller's thread
-    saves it but changes what a stopped tool means; that was not done.
+    is 7 815 calls/s against Absurd's raw replay at 7 050 and pgtask's at 7 185 (1.11x,
+    1.09x): at one client the round trip, not the server's work, sets the rate. Actae's
+    replay is 7 680 there.
+  - (Listed here in the reports before this one and met in this run: SyncActaeClient.run_tool
+    at 0.85x bare psycopg. A sync tool runs in a worker thread, so run_tool can return at
+    once when the execution is cancelled or its lease lost even if the tool ignores
+    `ctx.should_stop()`; handing a tool that returns at once to that thread and back costs
+    48 us of client CPU on its own. With the driver's cheaper reads of this pass the budget
+    holds it: 0.86x.)
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
