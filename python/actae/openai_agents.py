@@ -41,7 +41,16 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
 
-from agents import Agent, FunctionTool, Handoff, ModelResponse, RunConfig, Runner, Usage
+from agents import (
+    Agent,
+    FunctionTool,
+    Handoff,
+    ModelResponse,
+    RunConfig,
+    Runner,
+    RunState,
+    Usage,
+)
 from agents.items import TResponseOutputItem
 from agents.models.interface import Model, ModelTracing
 from agents.tool_context import ToolContext as SdkToolContext
@@ -91,7 +100,10 @@ def _digest(system_instructions: str | None, input: Any) -> str:
 class ActaeRun:
     """One durable agent run: its channel (``run_id``), its model-turn counter and its
     recorded turns. Each ``run``/``run_streamed`` starts counting turns from 1, so calling it
-    again replays the run; do not run two at once on one ActaeRun."""
+    again replays the run; one given a ``RunState`` (the SDK's resume after an approval)
+    counts on from the model responses the state holds. A turn is counted once its response
+    is recorded or replayed: a model call that fails, and the SDK retries, keeps its number.
+    Do not run two at once on one ActaeRun."""
 
     def __init__(
         self, client: ActaeClient, run_id: str, *,
@@ -108,7 +120,7 @@ class ActaeRun:
     async def run(self, agent: Agent[Any], input: Any, *, run_config: RunConfig | None = None,
                   **kwargs: Any) -> Any:
         """``Runner.run`` of the durable copy of ``agent``."""
-        self._restart()
+        self._restart(input)
         return await Runner.run(self.agent(agent, run_config), input,
                                 run_config=self.run_config(run_config), **kwargs)
 
@@ -116,13 +128,18 @@ class ActaeRun:
                      run_config: RunConfig | None = None, **kwargs: Any) -> Any:
         """``Runner.run_streamed`` of the durable copy of ``agent`` (consume its events as
         usual; replayed turns arrive as one ``response.completed`` event each)."""
-        self._restart()
+        self._restart(input)
         return Runner.run_streamed(self.agent(agent, run_config), input,
                                    run_config=self.run_config(run_config), **kwargs)
 
-    def _restart(self) -> None:
-        """Count turns from 1 again and re-read the ledger (a run, or the same run again)."""
-        self.turn = 0
+    def _restart(self, input: Any) -> None:
+        """Count turns from 1 again (or on from the responses of a RunState being resumed)
+        and re-read the ledger (a run, or the same run again)."""
+        # A RunState keeps the responses so far on the state it serialises; its continuation
+        # asks the model for the turn after them.
+        responses: list[Any] = (getattr(cast(object, input), "_model_responses", None) or []
+                                if isinstance(input, RunState) else [])
+        self.turn = len(responses)
         self._recorded = None
 
     def run_config(self, run_config: RunConfig | None = None) -> RunConfig:
@@ -211,35 +228,40 @@ class RecordedModel(Model):
         self.wrapped = wrapped
         self.run = run
 
-    async def _recorded(self, system_instructions: str | None, input: Any) -> tuple[str, str, Any]:
-        """(operation_id, input fingerprint, recorded payload or None) of the next turn."""
+    async def _recorded(self, system_instructions: str | None, input: Any
+                        ) -> tuple[int, str, Any]:
+        """(turn, input fingerprint, recorded payload or None) of the next turn. The turn is
+        counted (run.turn) only once its response is replayed or recorded."""
         run = self.run
-        run.turn += 1
-        operation_id = f"model:{run.turn}"
+        turn = run.turn + 1
         digest = _digest(system_instructions, input)
-        recorded = await run.recorded_turn(operation_id)
+        recorded = await run.recorded_turn(f"model:{turn}")
         if recorded is not None and recorded.get("input_sha256") != digest:
             raise ReplayDiverged(
-                f"run {run.run_id!r} model turn {run.turn} was recorded for other input;"
+                f"run {run.run_id!r} model turn {turn} was recorded for other input;"
                 " resume with the same input, or use a new run id"
             )
-        return operation_id, digest, recorded
+        if recorded is not None:
+            run.turn = turn
+        return turn, digest, recorded
 
-    async def _record(self, operation_id: str, digest: str, output: Any, usage: Usage,
+    async def _record(self, turn: int, digest: str, output: Any, usage: Usage,
                       response_id: str | None) -> None:
         payload = {
-            "turn": self.run.turn, "input_sha256": digest,
+            "turn": turn, "input_sha256": digest,
             "output": _OUTPUT.dump_python(output, mode="json", exclude_unset=True),
             "usage": _USAGE.dump_python(usage, mode="json"), "response_id": response_id,
         }
-        await self.run.client.record_event(self.run.run_id, MODEL_EVENT, payload, operation_id)
+        await self.run.client.record_event(self.run.run_id, MODEL_EVENT, payload,
+                                           f"model:{turn}")
+        self.run.turn = turn
 
     async def get_response(
         self, system_instructions: str | None, input: Any, model_settings: Any, tools: Any,
         output_schema: Any, handoffs: Any, tracing: ModelTracing, *,
         previous_response_id: str | None, conversation_id: str | None, prompt: Any,
     ) -> ModelResponse:
-        operation_id, digest, recorded = await self._recorded(system_instructions, input)
+        turn, digest, recorded = await self._recorded(system_instructions, input)
         if recorded is not None:
             return ModelResponse(
                 output=_OUTPUT.validate_python(recorded["output"]),
@@ -251,8 +273,7 @@ class RecordedModel(Model):
             previous_response_id=previous_response_id, conversation_id=conversation_id,
             prompt=prompt,
         )
-        await self._record(operation_id, digest, response.output, response.usage,
-                           response.response_id)
+        await self._record(turn, digest, response.output, response.usage, response.response_id)
         return response
 
     async def stream_response(  # type: ignore[override]  # an async generator, as the SDK's are
@@ -263,10 +284,10 @@ class RecordedModel(Model):
         """Live: the wrapped model's events, then the turn is recorded from its
         ``response.completed`` event. Replayed: one ``response.completed`` event carrying the
         recorded output and usage (the turn arrives whole)."""
-        operation_id, digest, recorded = await self._recorded(system_instructions, input)
+        turn, digest, recorded = await self._recorded(system_instructions, input)
         if recorded is not None:
             yield ResponseCompletedEvent(type="response.completed", sequence_number=0,
-                                         response=_replayed_response(recorded, self.run.turn))
+                                         response=_replayed_response(recorded, turn))
             return
         completed: Response | None = None
         items: list[Any] = []
@@ -281,7 +302,7 @@ class RecordedModel(Model):
                 items.append(event.item)
             yield event
         if completed is not None:  # without it the runner fails the turn: nothing to record
-            await self._record(operation_id, digest, completed.output or items,
+            await self._record(turn, digest, completed.output or items,
                                _stream_usage(completed.usage), completed.id)
 
     async def close(self) -> None:

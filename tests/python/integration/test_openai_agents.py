@@ -15,6 +15,7 @@ import pytest
 from agents import (
     Agent,
     ModelResponse,
+    RunState,
     Usage,
     function_tool,
     handoff,
@@ -275,3 +276,94 @@ def test_arguments_that_are_not_json_go_back_to_the_model(
     answer = run(scenario())
     assert answer.startswith("got: ") and "error" in answer.lower()
     assert ran == []
+
+
+def test_a_model_call_the_sdk_retries_keeps_its_turn_number(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """The SDK retries a failed model call (ModelSettings.retry): the turn is counted once
+    its response is recorded, so the run is recorded as model:1, model:2 and a second run
+    replays both turns and runs the tool no second time (a failed attempt used to take a
+    number: model:2, model:3, and the replay asked the model again, got a new call id and
+    charged twice)."""
+    import httpx
+    import openai
+    from agents import ModelSettings
+    from agents.retry import ModelRetrySettings, retry_policies
+
+    charges: list[str] = []
+
+    @function_tool(failure_error_function=None)
+    def charge(order_id: str) -> str:
+        charges.append(order_id)
+        return f"charged {order_id}"
+
+    counter = iter(range(100))
+    scripted = FakeModel(lambda items: message("done") if outputs(items)
+                         else tool_call("charge", {"order_id": "4471"}, f"call_{next(counter)}"))
+    failures = [1]
+
+    class Flaky(Model):
+        async def get_response(self, *args: Any, **kwargs: Any) -> ModelResponse:
+            if failures:
+                failures.pop()
+                raise openai.APIConnectionError(request=httpx.Request("POST", "https://x"))
+            return await scripted.get_response(*args, **kwargs)
+
+        async def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+            yield  # pragma: no cover
+
+    agent = Agent(name="a", model=Flaky(), tools=[charge], model_settings=ModelSettings(
+        retry=ModelRetrySettings(max_retries=2, policy=retry_policies.network_error())))
+
+    async def scenario() -> tuple[list[str], Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-retry")
+            await ActaeRun(client, run_id).run(agent, "charge 4471")
+            ops = [e.operation_id async for e in client.iter_events(run_id)]
+            second = await ActaeRun(client, run_id).run(agent, "charge 4471")
+            return ops, second.final_output
+
+    ops, final = run(scenario())
+    assert ops == ["model:1", "model:2"]
+    assert final == "done" and charges == ["4471"] and scripted.calls == 2
+
+
+def test_a_run_resumed_from_its_state_after_an_approval_counts_on(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """The SDK's human-in-the-loop flow: a needs_approval tool interrupts the run, the caller
+    approves on result.to_state() and runs again with the state. The continuation's model
+    call is turn 2 (the state holds turn 1's response), not a new turn 1 (ReplayDiverged,
+    the run could never finish); running the state again replays it."""
+    charges: list[str] = []
+
+    @function_tool(failure_error_function=None, needs_approval=True)
+    def charge(order_id: str) -> str:
+        charges.append(order_id)
+        return f"charged {order_id}"
+
+    model = FakeModel(lambda items: message("done") if outputs(items)
+                      else tool_call("charge", {"order_id": "4471"}, "call_1"))
+    agent = Agent(name="a", model=model, tools=[charge])
+
+    async def scenario() -> tuple[Any, Any, list[str]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-hitl")
+            durable = ActaeRun(client, run_id)
+            first = await durable.run(agent, "charge 4471")
+            assert [i.name for i in first.interruptions] == ["charge"]
+            state = first.to_state()
+            state.approve(first.interruptions[0])
+            saved = state.to_string()  # what an application keeps while it waits
+            resumed = await durable.run(agent, state)
+            ops = [e.operation_id async for e in client.iter_events(run_id)]
+            # After a crash, say: the state is restored with the durable copy of the agent
+            # (the SDK continues with the state's agent, not the one passed to run).
+            replayer = ActaeRun(client, run_id)
+            again = await RunState.from_string(replayer.agent(agent), saved)
+            replayed = await replayer.run(agent, again)
+            return resumed.final_output, replayed.final_output, ops
+
+    resumed, replayed, ops = run(scenario())
+    assert resumed == replayed == "done"
+    assert ops == ["model:1", "model:2"] and charges == ["4471"] and model.calls == 2
