@@ -97,9 +97,18 @@ class ReplayDiverged(UserError):
     with another prompt, agent or tool set. Start a new run_id (or fork) instead."""
 
 
-def _digest(messages: Sequence[Any]) -> str:
-    """A fingerprint of what the model is asked: text, instructions, tool calls and tool
-    results, not timestamps or ids the framework generates afresh on every run."""
+#: request_sha256 of turns recorded since the fingerprint covers tool arguments, tool
+#: results and the tools offered (payload "digest": 2); a turn recorded before is compared
+#: by the fingerprint it was recorded with (_digest(..., version=1)).
+DIGEST_VERSION = 2
+
+
+def _digest(messages: Sequence[Any], tools: Sequence[ToolDefinition] = (),
+            version: int = DIGEST_VERSION) -> str:
+    """A fingerprint of what the model is asked: text, instructions, tool calls with their
+    arguments, tool results and the tools it is offered (name and parameters), not
+    timestamps or ids the framework generates afresh on every run. Version 1 (turns recorded
+    before) left out the arguments, results and tools."""
 
     def parts(message: Any) -> list[Any]:
         out: list[Any] = []
@@ -108,7 +117,11 @@ def _digest(messages: Sequence[Any]) -> str:
             if kind in ("system-prompt", "user-prompt", "text", "retry-prompt"):
                 out.append([kind, to_jsonable_python(getattr(part, "content", None))])
             elif kind in ("tool-call", "tool-return"):
-                out.append([kind, part.tool_name, part.tool_call_id])
+                item = [kind, part.tool_name, part.tool_call_id]
+                if version > 1:
+                    body = part.args if kind == "tool-call" else part.content
+                    item.append(to_jsonable_python(body, fallback=str))
+                out.append(item)
         return out
 
     def request(message: Any) -> list[Any]:
@@ -117,7 +130,10 @@ def _digest(messages: Sequence[Any]) -> str:
         instructions = getattr(message, "instructions", None)
         return parts(message) + ([["instructions", instructions]] if instructions else [])
 
-    text = json.dumps([request(m) for m in messages], sort_keys=True, default=str)
+    asked: list[Any] = [request(m) for m in messages]
+    if version > 1:
+        asked.append(["tools", sorted([t.name, t.parameters_json_schema] for t in tools)])
+    text = json.dumps(asked, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -173,10 +189,14 @@ class ActaeDurability(AbstractCapability[Any]):
             return await handler(request_context)
         channel_id = self._channel(ctx)
         operation_id = turn_operation(ctx.run_step)
-        digest = _digest(request_context.messages)
+        tools = request_context.model_request_parameters.function_tools
+        digest = _digest(request_context.messages, tools)
         recorded = (await self._recorded_turns(channel_id)).get(operation_id)
         if recorded is not None:
-            if recorded.get("request_sha256") != digest:
+            version = recorded.get("digest", 1)
+            asked = digest if version == DIGEST_VERSION else _digest(
+                request_context.messages, tools, version)
+            if recorded.get("request_sha256") != asked:
                 raise ReplayDiverged(
                     f"run {channel_id!r} turn {ctx.run_step} was recorded for another "
                     "conversation; resume with the same prompt, or use a new run_id"
@@ -184,7 +204,7 @@ class ActaeDurability(AbstractCapability[Any]):
             return _load_response(recorded["response"])
         response = await handler(request_context)
         payload = {
-            "run_step": ctx.run_step, "request_sha256": digest,
+            "run_step": ctx.run_step, "request_sha256": digest, "digest": DIGEST_VERSION,
             "model_name": response.model_name, "response": _dump_response(response),
             "usage": to_jsonable_python(response.usage),
         }

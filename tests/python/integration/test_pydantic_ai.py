@@ -26,7 +26,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
 
 from actae import ActaeClient
-from actae.pydantic_ai import ActaeDurability, ReplayDiverged, current_tool
+from actae.pydantic_ai import ActaeDurability, ReplayDiverged, _digest, current_tool  # pyright: ignore[reportPrivateUsage]
 
 # --- in-process: the framework's own test models ----------------------------------------------
 
@@ -268,3 +268,69 @@ def test_a_tool_return_reaches_the_model_as_without_actae(
     assert plain == (["ok"], [["see this", ("image/png", b"\x89PNG\x00")]])
     assert live == replayed == plain
     assert ran == ["x", "x"], "once without Actae, once durable (then replayed)"
+
+
+def test_changed_tool_arguments_results_or_tools_on_resume_raise(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """The fingerprint of a turn covers the tool calls' arguments, the tool results and the
+    tools offered: a run resumed with a history whose balance or account differs, or with
+    another tool set, raises ReplayDiverged instead of replaying the answer given for the
+    first (it compared tool names and ids only). A turn recorded before (payload without
+    "digest") is still compared by the fingerprint it was recorded with."""
+    from pydantic_ai.messages import ModelRequest
+
+    def history(balance: int, account: str) -> list[ModelMessage]:
+        return [ModelRequest(parts=[UserPromptPart("what is my balance?")]),
+                ModelResponse(parts=[ToolCallPart("get_balance", {"account": account},
+                                                  tool_call_id="c1")]),
+                ModelRequest(parts=[ToolReturnPart("get_balance", f"balance: {balance}",
+                                                   tool_call_id="c1")]),
+                ModelResponse(parts=[TextPart("ok")])]
+
+    calls: list[str] = []
+
+    def respond(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        seen = [p.content for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+        calls.append(seen[-1])
+        return ModelResponse(parts=[TextPart(f"based on {seen[-1]}")])
+
+    def agent(client: ActaeClient, tool_name: str) -> Agent[None, str]:
+        made = Agent(FunctionModel(respond), capabilities=[ActaeDurability(client)])
+
+        def get_balance(account: str) -> str:
+            return "unused"
+
+        made.tool_plain(name=tool_name)(get_balance)
+        return made
+
+    async def scenario() -> str:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("pai-digest")
+            first = await agent(client, "get_balance").run(
+                "can I pay 50?", run_id=run_id, message_history=history(100, "acct-1"))
+            again = await agent(client, "get_balance").run(
+                "can I pay 50?", run_id=run_id, message_history=history(100, "acct-1"))
+            assert again.output == first.output
+            for balance, account, tool in ((0, "acct-1", "get_balance"),
+                                           (100, "acct-2", "get_balance"),
+                                           (100, "acct-1", "lookup_balance")):
+                with pytest.raises(ReplayDiverged, match="turn 1"):
+                    await agent(client, tool).run("can I pay 50?", run_id=run_id,
+                                                  message_history=history(balance, account))
+            # A turn recorded before the fingerprint covered them: compared as it was.
+            legacy = unique("pai-digest-v1")
+            await agent(client, "get_balance").run(
+                "can I pay 50?", run_id=legacy, message_history=history(100, "acct-1"))
+            async with client.pool.connection() as conn:
+                await conn.execute(
+                    "update actae.events set payload = (payload - 'digest') || jsonb_build_object("
+                    "'request_sha256', %s::text) where channel_id = %s",
+                    (_digest(history(100, "acct-1") + [ModelRequest(
+                        parts=[UserPromptPart("can I pay 50?")])], version=1), legacy))
+            replayed = await agent(client, "lookup_balance").run(
+                "can I pay 50?", run_id=legacy, message_history=history(0, "acct-9"))
+            return replayed.output
+
+    legacy_output = run(scenario())
+    assert calls == ["balance: 100", "balance: 100"]  # asked once per run id, nothing more
+    assert legacy_output == "based on balance: 100"
