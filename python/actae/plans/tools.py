@@ -537,8 +537,10 @@ def run_tools(
                                     c.dedup_fields, lease_seconds, None, remaining, None)
         except Exception as error:  # noqa: BLE001 - raised below, after the others settle
             slot.outcome = Raised(error)
-        else:
-            slot.outcome = Returned(value)
+            # As before this loop: once an element has failed, the later in-progress ones
+            # are not waited for (a later copy of this key would call its tool again).
+            break
+        slot.outcome = Returned(value)
     results: list[Any] = []
     for slot in slots:
         if isinstance(slot.outcome, Raised):

@@ -383,6 +383,37 @@ def test_in_progress_elsewhere_is_not_waited_for_once_an_element_failed(
     assert (stored["mine"].status, stored["elsewhere"].status) == ("failed", "claimed")
 
 
+def test_a_waited_for_element_that_fails_ends_the_waiting(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    """Two elements in progress elsewhere (workers that died): the first is taken over once
+    its lease lapses and its tool fails; the second is then not waited for, as when an
+    element of the batch itself failed. Its key repeated, the second copy used to claim the
+    failed key again and call the tool a second time in the same run_tools call."""
+    calls: list[str] = []
+
+    def broken(ctx: ToolContext) -> Any:
+        calls.append(ctx.key_name)
+        raise RuntimeError("provider timeout")
+
+    def fine(ctx: ToolContext) -> Any:
+        calls.append(ctx.key_name)
+        return {"ok": ctx.key_name}
+
+    for keys, tools in ((["call_1", "call_1"], [broken, broken]), (["a", "b"], [broken, fine])):
+        channel = unique("batch")
+        with SyncActaeClient(dsn, max_size=1) as other:
+            for key in dict.fromkeys(keys):
+                other.claim_execution(channel, key, "charge", {}, None, 1)
+        calls.clear()
+        tool_calls = [ToolCall(make_tool(flavor, tool), key, "charge", {})
+                      for key, tool in zip(keys, tools, strict=True)]
+        with pytest.raises(RuntimeError, match="provider timeout"):
+            batch(dsn, flavor, tool_calls, channel_id=channel, wait_timeout=10)
+        assert calls == keys[:1], keys  # the failed tool once, the next element not run
+        assert rows(dsn, channel)[keys[0]].attempt == 2
+
+
 def test_an_element_failed_earlier_raises_its_stored_error(
     dsn: str, unique: Any, flavor: str
 ) -> None:
