@@ -34,11 +34,9 @@ event; a replayed turn arrives as that one event.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import hashlib
-import inspect
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
@@ -51,12 +49,10 @@ from agents import (
     RunConfig,
     Runner,
     RunState,
-    ToolTimeoutError,
     Usage,
 )
 from agents.items import TResponseOutputItem
 from agents.models.interface import Model, ModelTracing
-from agents.tool import default_tool_timeout_error_message
 from agents.tool_context import ToolContext as SdkToolContext
 from openai.types.responses import (
     Response,
@@ -190,27 +186,16 @@ class ActaeRun:
         return durable
 
     def tool(self, tool: Any) -> Any:
-        """A copy of a FunctionTool whose calls run through run_tool (other tools as they are).
-        The tool's ``timeout_seconds`` is applied inside run_tool, as the SDK applies it: a
-        timeout is recorded as that call's outcome (the message the model is given, or
-        ToolTimeoutError as a failure with ``timeout_behavior="raise_exception"``), not left
-        as a claim the SDK abandoned, which every resume would take over and run again."""
+        """A copy of a FunctionTool whose calls run through run_tool (other tools as they are)."""
         if not isinstance(tool, FunctionTool):
             return tool
         invoke = tool.on_invoke_tool
-        timeout = tool.timeout_seconds
         run = self
 
         async def on_invoke_tool(ctx: SdkToolContext[Any], raw: str) -> Any:
             async def body(actx: ToolContext) -> Any:
                 with running(actx):
-                    if timeout is None:
-                        return to_jsonable_python(await invoke(ctx, raw))
-                    try:
-                        return to_jsonable_python(
-                            await asyncio.wait_for(invoke(ctx, raw), timeout))
-                    except TimeoutError:
-                        return to_jsonable_python(await _timed_out(tool, ctx, timeout))
+                    return to_jsonable_python(await invoke(ctx, raw))
 
             try:
                 decoded: Any = json.loads(raw) if raw else {}
@@ -226,25 +211,13 @@ class ActaeRun:
                 dedup_fields=run.dedup_fields.get(tool.name), lease_seconds=run.lease_seconds,
             )
 
-        return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool, timeout_seconds=None)
+        return dataclasses.replace(tool, on_invoke_tool=on_invoke_tool)
 
     async def recorded_turn(self, operation_id: str) -> Any:
         """The recorded payload of a model turn, or None."""
         if self._recorded is None:
             self._recorded = await recorded_turns(self.client, self.run_id, MODEL_EVENT)
         return self._recorded.get(operation_id)
-
-
-async def _timed_out(tool: FunctionTool, ctx: SdkToolContext[Any], timeout: float) -> Any:
-    """What the SDK makes of a tool call that ran past its timeout_seconds: the message for
-    the model (its default, or the tool's timeout_error_function), or ToolTimeoutError."""
-    error = ToolTimeoutError(tool_name=tool.name, timeout_seconds=timeout)
-    if tool.timeout_behavior == "raise_exception":
-        raise error
-    if tool.timeout_error_function is None:
-        return default_tool_timeout_error_message(tool_name=tool.name, timeout_seconds=timeout)
-    result = tool.timeout_error_function(ctx, error)
-    return await result if inspect.isawaitable(result) else result
 
 
 class RecordedModel(Model):

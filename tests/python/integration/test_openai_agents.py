@@ -367,34 +367,3 @@ def test_a_run_resumed_from_its_state_after_an_approval_counts_on(
     resumed, replayed, ops = run(scenario())
     assert resumed == replayed == "done"
     assert ops == ["model:1", "model:2"] and charges == ["4471"] and model.calls == 2
-
-
-def test_a_tool_timeout_is_recorded_as_the_calls_outcome(
-        dsn: str, unique: Callable[..., str]) -> None:
-    """A FunctionTool with timeout_seconds: the SDK's timeout is applied inside run_tool, so
-    the message the model is given is recorded as the call's result and a second run
-    replays it without calling the tool (the SDK used to cancel the durable wrapper: the
-    execution stayed claimed, and every replay took it over and ran the tool again)."""
-    started: list[str] = []
-
-    @function_tool(failure_error_function=None, timeout=0.3)
-    async def charge(order_id: str) -> str:
-        started.append(order_id)
-        await asyncio.sleep(5)
-        return "charged"
-
-    model = FakeModel(lambda items: message(f"said: {outputs(items)[-1]}") if outputs(items)
-                      else tool_call("charge", {"order_id": "4471"}, "call_1"))
-    agent = Agent(name="a", model=model, tools=[charge])
-
-    async def scenario() -> tuple[Any, Any, Any]:
-        async with ActaeClient(dsn, max_size=2) as client:
-            run_id = unique("oa-timeout")
-            first = await ActaeRun(client, run_id).run(agent, "charge 4471")
-            second = await ActaeRun(client, run_id).run(agent, "charge 4471")
-            row = await client.get_execution(channel_id=run_id, key_name="charge:call_1")
-            return first.final_output, second.final_output, row
-
-    first, second, row = run(scenario())
-    assert first == second == "said: Tool 'charge' timed out after 0.3 seconds."
-    assert started == ["4471"] and row.status == "completed"
