@@ -101,8 +101,8 @@ class ActaeRun:
     """One durable agent run: its channel (``run_id``), its model-turn counter and its
     recorded turns. Each ``run``/``run_streamed`` starts counting turns from 1, so calling it
     again replays the run; one given a ``RunState`` (the SDK's resume after an approval)
-    counts on from the model responses the state holds. A turn is counted once its response
-    is recorded or replayed: a model call that fails, and the SDK retries, keeps its number.
+    counts on from the model responses the state holds. A model call that fails, and the SDK
+    retries, keeps its number.
     Do not run two at once on one ActaeRun."""
 
     def __init__(
@@ -230,10 +230,13 @@ class RecordedModel(Model):
 
     async def _recorded(self, system_instructions: str | None, input: Any
                         ) -> tuple[int, str, Any]:
-        """(turn, input fingerprint, recorded payload or None) of the next turn. The turn is
-        counted (run.turn) only once its response is replayed or recorded."""
+        """(turn, input fingerprint, recorded payload or None) of the next turn. The number
+        is taken before anything is awaited (two model calls at once, e.g. agents run as
+        tools of one response, get two numbers); a call that fails gives it back
+        (_give_back) when no later call took one since, so the SDK's retry reuses it."""
         run = self.run
-        turn = run.turn + 1
+        run.turn += 1
+        turn = run.turn
         digest = _digest(system_instructions, input)
         recorded = await run.recorded_turn(f"model:{turn}")
         if recorded is not None and recorded.get("input_sha256") != digest:
@@ -241,9 +244,12 @@ class RecordedModel(Model):
                 f"run {run.run_id!r} model turn {turn} was recorded for other input;"
                 " resume with the same input, or use a new run id"
             )
-        if recorded is not None:
-            run.turn = turn
         return turn, digest, recorded
+
+    def _give_back(self, turn: int) -> None:
+        """A model call of this turn failed before its response was recorded."""
+        if self.run.turn == turn:
+            self.run.turn = turn - 1
 
     async def _record(self, turn: int, digest: str, output: Any, usage: Usage,
                       response_id: str | None) -> None:
@@ -254,7 +260,6 @@ class RecordedModel(Model):
         }
         await self.run.client.record_event(self.run.run_id, MODEL_EVENT, payload,
                                            f"model:{turn}")
-        self.run.turn = turn
 
     async def get_response(
         self, system_instructions: str | None, input: Any, model_settings: Any, tools: Any,
@@ -268,11 +273,15 @@ class RecordedModel(Model):
                 usage=_USAGE.validate_python(recorded["usage"]),
                 response_id=recorded.get("response_id"),
             )
-        response = await self.wrapped.get_response(
-            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
-            previous_response_id=previous_response_id, conversation_id=conversation_id,
-            prompt=prompt,
-        )
+        try:
+            response = await self.wrapped.get_response(
+                system_instructions, input, model_settings, tools, output_schema, handoffs,
+                tracing, previous_response_id=previous_response_id,
+                conversation_id=conversation_id, prompt=prompt,
+            )
+        except BaseException:
+            self._give_back(turn)  # the SDK may retry it: the same number
+            raise
         await self._record(turn, digest, response.output, response.usage, response.response_id)
         return response
 
@@ -291,19 +300,25 @@ class RecordedModel(Model):
             return
         completed: Response | None = None
         items: list[Any] = []
-        async for event in self.wrapped.stream_response(
-            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
-            previous_response_id=previous_response_id, conversation_id=conversation_id,
-            prompt=prompt,
-        ):
-            if isinstance(event, ResponseCompletedEvent):
-                completed = event.response
-            elif isinstance(event, ResponseOutputItemDoneEvent):
-                items.append(event.item)
-            yield event
-        if completed is not None:  # without it the runner fails the turn: nothing to record
-            await self._record(turn, digest, completed.output or items,
-                               _stream_usage(completed.usage), completed.id)
+        try:
+            async for event in self.wrapped.stream_response(
+                system_instructions, input, model_settings, tools, output_schema, handoffs,
+                tracing, previous_response_id=previous_response_id,
+                conversation_id=conversation_id, prompt=prompt,
+            ):
+                if isinstance(event, ResponseCompletedEvent):
+                    completed = event.response
+                elif isinstance(event, ResponseOutputItemDoneEvent):
+                    items.append(event.item)
+                yield event
+        except BaseException:
+            self._give_back(turn)
+            raise
+        if completed is None:  # the runner fails the turn: nothing to record
+            self._give_back(turn)
+            return
+        await self._record(turn, digest, completed.output or items,
+                           _stream_usage(completed.usage), completed.id)
 
     async def close(self) -> None:
         await self.wrapped.close()

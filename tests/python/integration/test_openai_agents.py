@@ -367,3 +367,51 @@ def test_a_run_resumed_from_its_state_after_an_approval_counts_on(
     resumed, replayed, ops = run(scenario())
     assert resumed == replayed == "done"
     assert ops == ["model:1", "model:2"] and charges == ["4471"] and model.calls == 2
+
+
+def test_agents_run_as_tools_at_once_get_their_own_turn_numbers(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """Two agents run as tools of one response (Agent.as_tool) share the run's turn
+    counter: their model calls run at once and each gets a number of its own (a counter
+    moved only after recording gave both the same one, and the second record was refused
+    and stored as that tool's answer)."""
+    from agents import RunConfig
+
+    async def respond(system_instructions: str | None, items: list[Any]) -> Any:
+        if outputs(items):
+            return message("parent done " + "|".join(outputs(items)))
+        if system_instructions and "sub" in system_instructions:
+            await asyncio.sleep(0.2)
+            return message(f"sub says {items[-1].get('content')}")
+        return [tool_call("ask_a", {"input": "A"}, "call_a"),
+                tool_call("ask_b", {"input": "B"}, "call_b")]
+
+    class Shared(Model):
+        async def get_response(self, system_instructions: str | None, input: Any,
+                               *args: Any, **kwargs: Any) -> ModelResponse:
+            items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+            out = await respond(system_instructions, items)
+            return ModelResponse(output=out if isinstance(out, list) else [out],
+                                 response_id=None, usage=Usage(requests=1))
+
+        async def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError
+            yield  # pragma: no cover
+
+    shared = Shared()
+    sub_a = Agent(name="sa", instructions="sub a", model=shared)
+    sub_b = Agent(name="sb", instructions="sub b", model=shared)
+    parent = Agent(name="p", instructions="parent", model=shared,
+                   tools=[sub_a.as_tool("ask_a", "a"), sub_b.as_tool("ask_b", "b")])
+
+    async def scenario() -> tuple[Any, list[str]]:
+        async with ActaeClient(dsn, max_size=4) as client:
+            run_id = unique("oa-astool")
+            result = await ActaeRun(client, run_id).run(parent, "go",
+                                                        run_config=RunConfig(model=shared))
+            ops = sorted([e.operation_id async for e in client.iter_events(run_id)])
+            return result.final_output, ops
+
+    final, ops = run(scenario())
+    assert final == "parent done sub says A|sub says B"
+    assert ops == ["model:1", "model:2", "model:3", "model:4"]
