@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field, replace
+from decimal import Decimal
 from typing import Any, cast
 
 from pydantic import TypeAdapter
@@ -108,7 +110,11 @@ def _digest(messages: Sequence[Any], tools: Sequence[ToolDefinition] = (),
     """A fingerprint of what the model is asked: text, instructions, tool calls with their
     arguments, tool results and the tools it is offered (name and parameters), not
     timestamps or ids the framework generates afresh on every run. Version 1 (turns recorded
-    before) left out the arguments, results and tools."""
+    before) left out the arguments, results and tools. Left out in version 2 too: the
+    results of tools that are not durable (they run again on a resume, and may answer
+    otherwise). Numbers are taken as the ledger gives them back (_as_stored), so a live
+    request and its resume agree."""
+    live = {t.name for t in tools if _not_durable(t)}
 
     def parts(message: Any) -> list[Any]:
         out: list[Any] = []
@@ -118,9 +124,9 @@ def _digest(messages: Sequence[Any], tools: Sequence[ToolDefinition] = (),
                 out.append([kind, to_jsonable_python(getattr(part, "content", None))])
             elif kind in ("tool-call", "tool-return"):
                 item = [kind, part.tool_name, part.tool_call_id]
-                if version > 1:
+                if version > 1 and not (kind == "tool-return" and part.tool_name in live):
                     body = part.args if kind == "tool-call" else part.content
-                    item.append(to_jsonable_python(body, fallback=str))
+                    item.append(_as_stored(to_jsonable_python(body, fallback=str)))
                 out.append(item)
         return out
 
@@ -135,6 +141,26 @@ def _digest(messages: Sequence[Any], tools: Sequence[ToolDefinition] = (),
         asked.append(["tools", sorted([t.name, t.parameters_json_schema] for t in tools)])
     text = json.dumps(asked, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _not_durable(tool: ToolDefinition) -> bool:
+    """The tool runs live every time (metadata={"actae": {"durable": False}})."""
+    settings: dict[str, Any] = dict((tool.metadata or {}).get("actae") or {})
+    return settings.get("durable") is False
+
+
+def _as_stored(value: Any) -> Any:
+    """value as a jsonb round trip gives it back: jsonb keeps a number's digits, not its
+    notation, so a float with no fraction (1e16, -0.0) comes back as an integer."""
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer():
+            return int(Decimal(repr(value)))
+        return value
+    if isinstance(value, dict):
+        return {k: _as_stored(v) for k, v in cast(dict[Any, Any], value).items()}
+    if isinstance(value, list):
+        return [_as_stored(v) for v in cast(list[Any], value)]
+    return value
 
 
 def _dump_response(response: ModelResponse) -> Any:

@@ -334,3 +334,38 @@ def test_changed_tool_arguments_results_or_tools_on_resume_raise(
     legacy_output = run(scenario())
     assert calls == ["balance: 100", "balance: 100"]  # asked once per run id, nothing more
     assert legacy_output == "based on balance: 100"
+
+
+@pytest.mark.parametrize("number", [-0.0, 2e16, 1.5e300, 0.1])
+def test_a_resume_agrees_with_the_live_fingerprint(
+        dsn: str, unique: Callable[..., str], number: float) -> None:
+    """The fingerprint leaves out what legitimately changes on a resume: the results of a
+    tool that is not durable (it runs again: the docs' clock), and a number's notation
+    (jsonb gives 1e16 and -0.0 back as integers): a second run replays both turns."""
+    ticks = iter(range(100))
+    calls: list[int] = []
+
+    def respond(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        calls.append(1)
+        returns = [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+        if not returns:
+            return ModelResponse(parts=[
+                ToolCallPart("clock", {"x": number}, tool_call_id="c1")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    async def scenario() -> list[str]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("pai-live")
+            outs = []
+            for _ in range(2):
+                agent = Agent(FunctionModel(respond), capabilities=[ActaeDurability(client)])
+
+                @agent.tool_plain(metadata={"actae": {"durable": False}})
+                def clock(x: float) -> str:
+                    return f"tick {next(ticks)}"
+
+                outs.append((await agent.run("what time?", run_id=run_id)).output)
+            return outs
+
+    assert run(scenario()) == ["done", "done"]
+    assert len(calls) == 2  # the second run replayed both turns
