@@ -17,8 +17,7 @@ language plpgsql
 immutable
 as $$
 begin
-    perform actae._check_text(p_operation_id, 'operation_id',
-        actae._limit('operation_id')::integer);
+    perform actae._check_text(p_operation_id, 'operation_id');
     if starts_with(p_operation_id, 'actae.') then
         perform actae._raise(
             'AC400',

@@ -143,10 +143,15 @@ def _digest(messages: Sequence[Any], tools: Sequence[ToolDefinition] = (),
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _tool_metadata(tool: ToolDefinition) -> dict[str, Any]:
+    """The tool's own Actae settings (metadata={"actae": {...}})."""
+    return dict((tool.metadata or {}).get("actae") or {})
+
+
 def _not_durable(tool: ToolDefinition) -> bool:
-    """The tool runs live every time (metadata={"actae": {"durable": False}})."""
-    settings: dict[str, Any] = dict((tool.metadata or {}).get("actae") or {})
-    return settings.get("durable") is False
+    """The tool runs live every time (metadata={"actae": {"durable": False}}): it is not
+    run through run_tool, and its results are no part of a turn's fingerprint."""
+    return _tool_metadata(tool).get("durable") is False
 
 
 def _as_stored(value: Any) -> Any:
@@ -238,8 +243,7 @@ class ActaeDurability(AbstractCapability[Any]):
         return response
 
     def _tool_settings(self, tool_def: ToolDefinition) -> dict[str, Any]:
-        metadata = tool_def.metadata or {}
-        settings = dict(metadata.get("actae") or {})
+        settings = _tool_metadata(tool_def)
         if "dedup_fields" not in settings and tool_def.name in self.dedup_fields:
             settings["dedup_fields"] = list(self.dedup_fields[tool_def.name])
         return settings
@@ -248,9 +252,9 @@ class ActaeDurability(AbstractCapability[Any]):
         self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition,
         args: ValidatedToolArgs, handler: WrapToolExecuteHandler,
     ) -> Any:
-        settings = self._tool_settings(tool_def)
-        if settings.get("durable") is False:
+        if _not_durable(tool_def):
             return await handler(args)
+        settings = self._tool_settings(tool_def)
 
         raised: list[Exception] = []
 
