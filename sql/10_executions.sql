@@ -95,8 +95,8 @@ begin
     -- fingerprints, and the full path (and a fork, and a reclaim) would call them a
     -- different operation. Anything else (and any argument that is an error) takes the
     -- full path below, which decides by the fingerprint.
-    if v_row.status = 'completed' and v_row.params = p_params
-        and v_row.params::text = p_params::text and v_row.tool_name = p_tool_name
+    if v_row.status = 'completed' and v_row.params::text = p_params::text
+        and v_row.tool_name = p_tool_name
         and v_fields is null and v_row.dedup_fields is null and actae._owns(v_row.tenant) then
         return actae._execution_row(v_row, 'replayed', false);
     end if;

@@ -183,7 +183,8 @@ async def _tool(fn: Tool, ctx: ToolContext, running: Running) -> Outcome:
         running.wake()
 
 
-async def _astart(step: Start) -> Running:
+def astart(step: Start) -> Running:
+    """Start a tool under the asyncio client (a task, or a thread for a sync tool)."""
     fn, ctx = step.fn, step.ctx
     running = Running(asyncio.get_running_loop(), ctx)
     if is_async(fn):
@@ -254,10 +255,10 @@ def stop_started(handles: list[Any]) -> None:
 
 async def arun(step: LocalStep) -> Any:
     """Execute a local step under the asyncio client."""
-    if isinstance(step, Start):
-        return await _astart(step)
     if isinstance(step, Wait):
         return await _await_tool(step)
+    if isinstance(step, Start):
+        return astart(step)
     if isinstance(step, Stop):
         return await _astop(step)
     raise TypeError(f"unknown local step {step!r}")  # Attempt: ActaeClient._step runs it

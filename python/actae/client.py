@@ -82,7 +82,7 @@ def _async_plan(
     @_like(factory, "ActaeClient")
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         watcher = observe.observer
-        if watcher is None:
+        if watcher is None or not watcher.watches_plans():
             return await self.drive(factory(*args, **kwargs))
         with watcher.plan(factory.__name__, kwargs):
             return await self.drive(factory(*args, **kwargs))
@@ -96,7 +96,7 @@ def _sync_plan(
     @_like(factory, "SyncActaeClient")
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         watcher = observe.observer
-        if watcher is None:
+        if watcher is None or not watcher.watches_plans():
             return self.drive(factory(*args, **kwargs))
         with watcher.plan(factory.__name__, kwargs):
             return self.drive(factory(*args, **kwargs))
@@ -314,7 +314,10 @@ class ActaeClient:
                     step = plan.send(value)
                 except StopIteration as stop:
                     return stop.value
-                value = await self._step(step, started)
+                if type(step) is calls.Call:  # the common step, without a coroutine of its own
+                    value = await self._observed(self._coalescer.run, step)
+                else:
+                    value = await self._step(step, started)
         except BaseException:
             _runtime.stop_started(started)  # leaving early: no tool of it runs on unwatched
             raise
@@ -330,13 +333,14 @@ class ActaeClient:
                 return await self._observed(self._coalescer.run, step.call)
             except Exception as exc:  # noqa: BLE001 - returned to the plan, which decides
                 return exc
+        if isinstance(step, tool_plans.Start):
+            handle = _runtime.astart(step)
+            started.append(handle)
+            return handle
         if isinstance(step, plans.Sleep):
             await asyncio.sleep(step.seconds)
         if isinstance(step, plans.LocalStep):
-            value = await _runtime.arun(step)
-            if isinstance(step, tool_plans.Start):
-                started.append(value)
-            return value
+            return await _runtime.arun(step)
         return None
 
     async def _emitted(self, plan: plans.Plan[Any]) -> AsyncIterator[Any]:

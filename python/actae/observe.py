@@ -115,6 +115,11 @@ class Observer:
 
     # --- drivers ------------------------------------------------------------------------------
 
+    def watches_plans(self) -> bool:
+        """False when :meth:`plan` is this class's own, which does nothing: the clients then
+        run a plan without entering it."""
+        return type(self).plan is not Observer.plan
+
     def _plain(self) -> bool:
         """True when ``steps`` is this class's own: one call, logged after it returns, so
         the drivers below run it without a generator per call (same outcome, less work)."""
