@@ -746,6 +746,27 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   349 -> 339, while the bare psycopg rows they are divided by cost 144 -> 160 and
   235 -> 245 (the same code: this run's machine). The gathered async run_tool batch fell to
   3.65x (3.85x), ActaeClient.run_tool stayed at 0.82x.
+- **Changed on 2026-12-06, fifth pass** (after this run; not in its tables):
+  - ActaeClient's plan driver sends a plan's database calls without a coroutine of their
+    own, starts a tool with a plain function call, and does not enter the default
+    Observer's `plan()` (a no-op context manager) around each run_tool. Client CPU of the
+    run_tool plan itself, measured without a database (the plan driven against rows read
+    once, 30 000 calls, interleaved processes): 17.6-18.7 -> 15.9-16.3 us per call; with
+    a database the same work costs two to three times that (each step runs after a wait
+    for the server, with cold caches), so about 5 us of the 66 us that ActaeClient.run_tool
+    spends beyond ActaeClient's claim+complete in section 2b.
+  - `claim_execution`'s replay test compares the params text only: the jsonb equality it
+    also tested follows from equal text (jsonb prints one text per value), so it was one
+    comparison more on every replay. An A/B of backend CPU per replay on the development
+    server, with other work running, was within its noise (46.7 vs 46.6 us, medians of 11).
+  - Where the 1 KB transition target stands at c = 1 (development server, 5 interleaved
+    rounds of 500 calls, synchronous_commit on as in section 3): the thinnest SECURITY
+    DEFINER function that writes what a transition must (the channel head, the event, the
+    snapshot: one UPDATE and two INSERTs, no checks, no tenancy), called from bare psycopg
+    with a prepared statement, made 2,418 calls/s against PostgresSaver.put's 2,567
+    (0.94x); `transition_state` through bare psycopg 2,271 (0.88x), through the driver
+    2,115 (0.82x). With synchronous_commit off, backend CPU per call: `transition_state`
+    127 us, put 64 us; client CPU: the driver 58 us, LangGraph's put 122 us.
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
@@ -755,6 +776,11 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     pinned search_path that only does that read costs about 1.3x already (the floor item
     above); the replay was at 1.53x, 1.42x and 1.45x in the three reports before this one
     and is 1.36x in this run (54 / 40 us).
+  - 1 KB transitions at 1.2x LangGraph at c = 1: a function that only writes the channel
+    head, the event and the snapshot (the previous item) reaches 0.94x PostgresSaver.put,
+    which writes one checkpoint row and its blobs; an event log beside the snapshots is
+    what SPEC section 3 asks for (`transition_state` appends an event and a new state
+    version in one transaction).
   - 64 KB transitions at 1.2x LangGraph: PostgreSQL 15 parses the 64 KB of JSON a
     character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
     where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
