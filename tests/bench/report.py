@@ -777,7 +777,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     above); the replay was at 1.53x, 1.42x and 1.45x in the three reports before this one
     and is 1.36x in this run (54 / 40 us).
   - 1 KB transitions at 1.2x LangGraph at c = 1: a function that only writes the channel
-    head, the event and the snapshot (the previous item) reaches 0.94x PostgresSaver.put,
+    head, the event and the snapshot (the fifth-pass item above) reaches 0.94x
+    PostgresSaver.put,
     which writes one checkpoint row and its blobs; an event log beside the snapshots is
     what SPEC section 3 asks for (`transition_state` appends an event and a new state
     version in one transaction).
