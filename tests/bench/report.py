@@ -779,8 +779,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   - 1 KB transitions at 1.2x LangGraph at c = 1: a function that only writes the channel
     head, the event and the snapshot (the fifth-pass item above) reaches 0.94x
     PostgresSaver.put, which writes one checkpoint row and its blobs; an event log beside
-    the snapshots is what SPEC section 3 asks for (`transition_state` appends an event and a new state
-    version in one transaction).
+    the snapshots is what SPEC section 3 asks for (`transition_state` appends an event
+    and a new state version in one transaction).
   - 64 KB transitions at 1.2x LangGraph: PostgreSQL 15 parses the 64 KB of JSON a
     character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
     where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
