@@ -204,7 +204,11 @@ $$;
 --     that finished more than key_ttl ago are deleted, except completed ones a live fork
 --     inherits (completed_clock <= the fork's lineage clock for this channel) and ones
 --     whose retain_until (the lifetime they finished under, stamped by set_key_ttl before
---     it shortens it) has not passed: a later key_ttl never shortens a key's life.
+--     it shortens it) has not passed: a later key_ttl never shortens a key's life. A
+--     channel whose run is not over (queued, running, sleeping, waiting) keeps all its
+--     keys, checked again under the channel's lock: its agent is re-executed from the top
+--     on resume and must replay the tool calls it made, not make them again. Its keys
+--     expire once the run is over.
 --   * Nothing claimed or in_progress is ever deleted; events and snapshots of open
 --     channels are never deleted.
 --   * One call deletes about batch_size rows: whole channels until the budget is spent (a
@@ -299,9 +303,16 @@ begin
 
     -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from
     -- being created while we decide what its forks inherit (forks lock it FOR NO KEY UPDATE).
+    -- A channel whose run is not over is skipped: its agent is re-executed from the top on
+    -- resume and must find its finished tool calls (as actae._purge_blocked keeps it whole).
     for v_candidate in
         select c.* from actae.channels as c
         where c.key_ttl is not null
+            and not exists (
+                select 1 from actae.runs as r
+                where r.channel_id = c.channel_id
+                    and r.status not in ('completed', 'failed', 'cancelled')
+            )
             and exists (
                 select 1 from actae.executions as e
                 where e.channel_id = c.channel_id
@@ -316,6 +327,15 @@ begin
         where c.channel_id = v_candidate.channel_id and c.key_ttl is not null
         for share skip locked;
         continue when not found;
+        -- Re-checked after the lock, in a statement of its own (fresh snapshot): a run
+        -- started or woken since the candidates were read keeps its keys. A run that goes
+        -- live later (start_run, a resume) finds only keys that were already past their
+        -- lifetime when this check ran.
+        continue when exists (
+            select 1 from actae.runs as r
+            where r.channel_id = v_channel.channel_id
+                and r.status not in ('completed', 'failed', 'cancelled')
+        );
         -- The latest clock of this channel that a live fork inherits up to (completions
         -- at or before it are inherited), read under the lock.
         select max(s.clock) into v_fork_clock

@@ -245,6 +245,35 @@ begin
 end;
 $$;
 
+-- actae._run_lapse_limit — how many lease lapses in a row end a run (claim_run): 10.
+-- docs/runs.md ("Lost workers") says why this number. Immutable: folded into a constant.
+create or replace function actae._run_lapse_limit() returns integer
+language plpgsql
+immutable
+as $$
+begin
+    return 10;
+end;
+$$;
+
+-- actae._run_progressed — true when a tool call of the run's channel completed during the
+-- run's last attempt (finished at or after its claim): the attempt got somewhere before
+-- its worker was lost. One channel's executions (a router query on Citus).
+create or replace function actae._run_progressed(
+    p_run actae.runs
+) returns boolean
+language plpgsql
+stable
+as $$
+begin
+    return exists (
+        select 1 from actae.executions as e
+        where e.channel_id = p_run.channel_id and e.status = 'completed'
+            and e.finished_at >= p_run.claimed_at
+    );
+end;
+$$;
+
 -- actae.claim_run — lease the oldest due run of p_queue (of one of p_agents when given).
 -- Due: queued / sleeping / waiting whose due_at (start or retry time, wake time, deadline,
 -- or now once the awaited event arrived) has come, or running whose lease lapsed.
@@ -260,8 +289,14 @@ $$;
 -- claim_token, every earlier token is dead (AC423). outcome is reclaimed when the previous
 -- owner's lease lapsed, else claimed; wake_reason says why the run is due (start, retry,
 -- timer, event, timeout, lease_expired). A lapsed run whose cancellation was requested is
--- ended as cancelled instead of being handed out. Only runs of channels of the caller's tenant
--- are candidates (another tenant's queue of the same name is invisible).
+-- ended as cancelled instead of being handed out. A run whose worker is lost every time
+-- ends: reclaiming a lapsed run counts the lapse in its lapses column (1 when a tool call
+-- of its channel completed during the lapsed attempt, else one more than before; every
+-- orderly transition sets it back to 0), and a reclaim that would make it reach 10 ends
+-- the run as failed instead (failures + 1, error 'the run''s worker was lost 10 times in a
+-- row ...', not retried), after which the next due run is claimed, in the same call and
+-- transaction. Only runs of channels of the caller's tenant are candidates (another
+-- tenant's queue of the same name is invisible).
 -- Raises: AC400 bad argument (agents, when given, must be a non-empty list without nulls).
 create or replace function actae.claim_run(
     p_queue text,
@@ -287,6 +322,7 @@ declare
     v_after_channel text;
     v_candidate text;
     v_due timestamptz;
+    v_lapses integer;
     v_roles oid [] := actae._member_of();
 begin
     if (octet_length(p_queue) between 1 and 256
@@ -347,6 +383,28 @@ begin
             perform actae._end_cancelled(v_row.channel_id, v_now);
             continue claim;
         end if;
+        v_lapses := 0;
+        if v_row.status = 'running' then
+            -- Its lease lapsed: the worker was lost (killed, out of memory, stalled). One
+            -- more in a row unless the lapsed attempt got somewhere (a deploy that cut a
+            -- long run midway is not a run that kills its worker).
+            v_lapses := case when actae._run_progressed(v_row) then 1
+                else v_row.lapses + 1 end;
+            if v_lapses >= actae._run_lapse_limit() then
+                update actae.runs as r set
+                    status = 'failed',
+                    failures = r.failures + 1,
+                    lapses = v_lapses,
+                    error = format('the run''s worker was lost %s times in a row (its lease'
+                        || ' lapsed each time with no tool call completed: killed, out of'
+                        || ' memory or stalled); not retried', v_lapses),
+                    wake_reason = 'lease_expired',
+                    due_at = null,
+                    finished_at = v_now
+                where r.channel_id = v_row.channel_id;
+                continue claim;
+            end if;
+        end if;
         v_outcome := case when v_row.status = 'running' then 'reclaimed' else 'claimed' end;
         v_token := gen_random_uuid();
         -- Decided from the locked row, not in the UPDATE: Citus 13.2 sends a simple CASE on
@@ -367,7 +425,8 @@ begin
             due_at = v_now + make_interval(secs => v_lease),
             wake_reason = v_wake_reason,
             claimed_at = v_now,
-            heartbeat_at = null
+            heartbeat_at = null,
+            lapses = v_lapses
         where r.channel_id = v_row.channel_id
         returning r.* into v_row;
         return next actae._run_row(v_row, v_outcome, true);
@@ -459,7 +518,8 @@ $$;
 -- actae.complete_run — finish the owner's run with p_result (SQL NULL stored as JSON null).
 -- Guarantees: fenced (current token, honoured after lapse until reclaimed); repeating with
 -- the same token and a jsonb-equal result is a no-op success. A run whose cancellation
--- was requested but whose agent finished anyway is completed: the work is done.
+-- was requested but whose agent finished anyway is completed: the work is done. Its count
+-- of lease lapses in a row (lapses, claim_run) goes back to 0.
 -- Raises: AC400 bad argument, AC404 no run (or another tenant's, whatever the token),
 -- AC423 token is not current, AC409 already failed or cancelled, or completed with a
 -- different result.
@@ -491,7 +551,8 @@ begin
         status = 'completed',
         result = v_result,
         due_at = null,
-        finished_at = v_now
+        finished_at = v_now,
+        lapses = 0
     where r.channel_id = p_channel_id and r.claim_token = p_claim_token
         and r.status = 'running'
     returning r.* into v_row;
@@ -514,8 +575,10 @@ $$;
 -- one hour (wake_reason retry, the token dies); otherwise failed for good. A run whose
 -- cancellation was requested ends as cancelled (error 'cancelled: <reason>') whatever
 -- p_retryable says. Parking (sleep, wait) and lease lapses are not failures, so a run that
--- sleeps ten times still has all its retries. Repeating a final fail with the same token
--- and error is a no-op success.
+-- sleeps ten times still has all its retries (claim_run ends a run whose worker was lost
+-- 10 times in a row). Like every orderly end of an attempt, it sets the run's count of
+-- lease lapses in a row back to 0. Repeating a final fail with the same token and error is
+-- a no-op success.
 -- Raises: AC400 bad argument, AC404 no run (or another tenant's), AC423 token is not
 -- current (also after a retryable fail requeued the run), AC409 the run is already over.
 create or replace function actae.fail_run(
@@ -557,7 +620,8 @@ begin
             lease_expires_at = null,
             -- From the locked row (no column inside a stable expression: Citus refuses it).
             due_at = v_now + make_interval(secs => least(3600, power(2, v_row.failures))),
-            wake_reason = 'retry'
+            wake_reason = 'retry',
+            lapses = 0
         where r.channel_id = p_channel_id
         returning r.* into v_row;
         return actae._run_row(v_row, null, false);
@@ -567,7 +631,8 @@ begin
             status = 'failed',
             error = p_error,
             due_at = null,
-            finished_at = v_now
+            finished_at = v_now,
+            lapses = 0
         where r.channel_id = p_channel_id
         returning r.* into v_row;
     end if;
@@ -576,7 +641,8 @@ end;
 $$;
 
 -- actae._end_cancelled — end a run whose cancellation was requested: status cancelled,
--- error 'cancelled: <reason>', no longer due. The caller holds the run row lock.
+-- error 'cancelled: <reason>', no longer due, lapses back to 0. The caller holds the run
+-- row lock.
 create or replace function actae._end_cancelled(
     p_channel_id text,
     p_now timestamptz
@@ -591,7 +657,8 @@ begin
         status = 'cancelled',
         due_at = null,
         error = 'cancelled: ' || r.cancel_reason,
-        finished_at = p_now
+        finished_at = p_now,
+        lapses = 0
     where r.channel_id = p_channel_id
     returning r.* into v_row;
     return v_row;
@@ -599,7 +666,8 @@ end;
 $$;
 
 -- actae._park — move the owner's (locked) run to sleeping or waiting, or end it as
--- cancelled when cancellation was requested; the token dies either way.
+-- cancelled when cancellation was requested; the token dies either way. A park is an
+-- orderly end of the attempt: the count of lease lapses in a row (lapses) goes back to 0.
 create or replace function actae._park(
     p_run actae.runs,
     p_status text,
@@ -626,7 +694,8 @@ begin
         sleep_key = case when p_status = 'sleeping' then p_key else r.sleep_key end,
         wait_key = case when p_status = 'waiting' then p_key else r.wait_key end,
         wait_event_type = case when p_status = 'waiting' then p_event_type
-            else r.wait_event_type end
+            else r.wait_event_type end,
+        lapses = 0
     where r.channel_id = p_run.channel_id
     returning r.* into v_row;
     return v_row;

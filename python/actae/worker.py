@@ -62,6 +62,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import os
 import signal
 import socket
@@ -263,6 +264,28 @@ def _same_call(done: Execution, tool_name: str, params: dict[str, Any],
     return done.tool_name == tool_name and done.dedup_fields == fields and same_params
 
 
+def _check_settings(concurrency: object, lease_seconds: object, poll_interval: object) -> None:
+    """Refuse settings a worker cannot work with (ValueError naming the argument): with no
+    free slot (concurrency below 1) it would never claim, and claim_run refuses a lease
+    outside 1..86400 seconds (every claim would fail and be retried, forever)."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be an integer of at least 1, got {concurrency!r}")
+    if (isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int)
+            or not 1 <= lease_seconds <= 86400):
+        raise ValueError(
+            f"lease_seconds must be an integer from 1 to 86400, got {lease_seconds!r}")
+    if (isinstance(poll_interval, bool) or not isinstance(poll_interval, int | float)
+            or not 0 < poll_interval < math.inf):
+        raise ValueError(
+            f"poll_interval must be a positive finite number of seconds, got {poll_interval!r}")
+
+
+def _sigint_unhandled() -> bool:
+    """Whether SIGINT has Python's default handler (which raises KeyboardInterrupt wherever
+    the main thread is): neither the worker (run()) nor asyncio.run handles it."""
+    return signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 class Worker:
     """Claims due runs of one queue and executes their agents (see the module docstring)."""
 
@@ -278,6 +301,7 @@ class Worker:
         shutdown_grace: float = 30.0,
         prefetch: bool = True,
     ) -> None:
+        _check_settings(concurrency, lease_seconds, poll_interval)
         if isinstance(client, str):
             self._dsn: str | None = client
             self.client = ActaeClient(client, max_size=concurrency + 2)
@@ -339,6 +363,8 @@ class Worker:
         and nothing is running)."""
         if not self.agents:
             raise ValueError("register at least one agent with @worker.agent(name)")
+        # Again here: the attributes may have been changed since (actae worker --concurrency).
+        _check_settings(self.concurrency, self.lease_seconds, self.poll_interval)
         if self._running:
             raise RuntimeError("this Worker is already running: run_async runs once at a time")
         self._running = True
@@ -500,12 +526,15 @@ class Worker:
         except BaseExceptionGroup as group:
             # Structured concurrency in the agent (asyncio.TaskGroup): a step that parked the
             # run parks it whatever its siblings raised (the run's token is dead); any other
-            # group is the agent's failure, an ExceptionGroup as any Exception.
+            # group is the agent's failure, an ExceptionGroup as any Exception, a
+            # BaseExceptionGroup (SystemExit, KeyboardInterrupt inside) too unless the worker
+            # is stopping this agent.
             if group.subgroup(_Parked) is not None:
                 return ("parked", None)
-            if isinstance(group, Exception):
-                return ("failed", group)
-            raise
+            task = asyncio.current_task()
+            if not isinstance(group, Exception) and task is not None and task.cancelling():
+                return ("stopped", None)
+            return ("failed", group)
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -518,6 +547,16 @@ class Worker:
         except LeaseLost as exc:
             return ("lost", exc)
         except Exception as exc:  # noqa: BLE001 - recorded with fail_run
+            return ("failed", exc)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            # Raised by the agent's code (sys.exit in a library, a raised KeyboardInterrupt):
+            # the run's failure like any other. Re-raised, it would end the event loop and
+            # the whole worker, abandoning every run it holds and recording nothing. The
+            # worker's own SIGINT/SIGTERM go through stop(), never through an agent; only
+            # while SIGINT has Python's default handler (no handler of the worker or of
+            # asyncio.run) can a real Ctrl-C arrive here, so it stops the worker too.
+            if isinstance(exc, KeyboardInterrupt) and _sigint_unhandled():
+                self.stop()
             return ("failed", exc)
 
     async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:

@@ -87,13 +87,17 @@ def _show(run: RunRecord, as_json: bool) -> None:
     if as_json:
         print(to_json(run))
         return
+    # The row keeps its last lease, sleep key and awaited event after the run moved on
+    # (a finished run, a woken one): shown only while they are what the run is doing.
+    waiting = run.status == "waiting" and run.wait_event_type is not None
     print(pairs([
         ("channel", run.channel_id), ("agent", run.agent), ("queue", run.queue),
         ("status", run.status), ("input", run.input), ("attempt", run.attempt),
         ("failures", f"{run.failures} of {run.max_attempts}"), ("due at", run.due_at),
         ("wake reason", run.wake_reason), ("worker", run.worker),
-        ("lease expires", run.lease_expires_at), ("sleeping on", run.sleep_key),
-        ("waiting for", run.wait_event_type and f"{run.wait_event_type} ({run.wait_key})"),
+        ("lease expires", run.lease_expires_at if run.status == "running" else None),
+        ("sleeping on", run.sleep_key if run.status == "sleeping" else None),
+        ("waiting for", f"{run.wait_event_type} ({run.wait_key})" if waiting else None),
         ("cancel requested", run.cancel_reason if run.cancel_requested else None),
         ("result", run.result), ("error", run.error), ("finished at", run.finished_at),
     ]))
@@ -120,7 +124,7 @@ def _worker(args: argparse.Namespace) -> int:
     worker = load_worker(args.target)
     if args.queue:
         worker.queue = args.queue
-    if args.concurrency:
+    if args.concurrency is not None:
         worker.concurrency = args.concurrency
     print(f"actae worker {worker.name}: queue {worker.queue}, agents "
           f"{', '.join(sorted(worker.agents))}, concurrency {worker.concurrency}",
@@ -130,11 +134,23 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _at_least_one(text: str) -> int:
+    """An integer of at least 1 (argparse names the option in its error, exit status 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _add_worker(sub: Subparsers) -> None:
     p = sub.add_parser("worker", help="run a worker process: actae worker module:worker")
     p.add_argument("target", help="MODULE:ATTRIBUTE naming an actae.Worker")
     p.add_argument("--queue", help="override the worker's queue")
-    p.add_argument("--concurrency", type=int, help="override the worker's concurrency")
+    p.add_argument("--concurrency", type=_at_least_one, metavar="N",
+                   help="override the worker's concurrency (at least 1)")
     p.set_defaults(handler=_worker)
 
 
@@ -165,6 +181,14 @@ def _run_start(args: argparse.Namespace) -> int:
             run_at = datetime.fromisoformat(args.at)
         except ValueError as exc:
             raise CommandError(f"--at is not an ISO time: {args.at}", code=2) from exc
+        if run_at.tzinfo is None:
+            # No offset: the user's local time (TZ), not the database session's time zone.
+            try:
+                run_at = run_at.astimezone()
+            except (OverflowError, ValueError):
+                # Near year 1 or 9999 (Python cannot convert it): today's local offset; the
+                # database still decides (the past is now, 9999 and later is refused).
+                run_at = run_at.replace(tzinfo=datetime.now().astimezone().tzinfo)
     with _client(args) as client:
         started = client.start_run(args.channel, args.agent, _json_arg(args.input, "--input"),
                                    args.queue, run_at, args.max_attempts)
@@ -203,7 +227,10 @@ def _add_run(sub: Subparsers) -> None:
     start.add_argument("agent")
     start.add_argument("--input", help="the agent's input as JSON")
     start.add_argument("--queue", default="default")
-    start.add_argument("--at", help="start no earlier than this ISO time")
+    start.add_argument("--at", metavar="ISO-TIME",
+                       help="start no earlier than this ISO 8601 time; without an offset "
+                            "(2030-01-01T09:00) it is local time (TZ), with one "
+                            "(2030-01-01T09:00+01:00, ...Z) that offset")
     start.add_argument("--max-attempts", type=int, default=5)
     start.set_defaults(handler=_run_start)
     show = verbs.add_parser("show", help="one run in detail")

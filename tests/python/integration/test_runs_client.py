@@ -20,6 +20,7 @@ from actae import (
     NotFound,
     SyncActaeClient,
 )
+from tests.python.support.helpers import move_clock_past
 
 
 @pytest.fixture
@@ -119,3 +120,47 @@ def test_notify_announces_runs_due_now(dsn: str, client: SyncActaeClient,
         client.record_event(now, "approval", {"approved": True})
         assert heard() == [""], "the awaited event announces the run"
         assert client.get_run(now).wake_reason == "event"
+
+
+@pytest.mark.usefixtures("real_clock")
+def test_a_run_whose_worker_is_lost_ten_times_in_a_row_ends_failed(
+    dsn: str, client: SyncActaeClient, unique: Callable[..., str]
+) -> None:
+    """Lease lapses are reclaimed, counted in a row; a lapsed attempt in which a tool call
+    completed starts the count again at 1; the claim that would reclaim the run a tenth
+    time in a row ends it as failed and claims the next due run instead (migration 0023).
+    Runs on Citus too (tests/citus/cluster.py runs this file)."""
+    queue, channel, following = unique("q"), unique("lost"), unique("next")
+    client.start_run(channel, "crashes", {}, queue)
+    row = client.claim_run(queue, "w", None, 1)
+
+    def lapse() -> None:
+        nonlocal row
+        assert row is not None and row.lease_expires_at is not None
+        move_clock_past(dsn, row.lease_expires_at)
+        row = client.claim_run(queue, "w", None, 1)
+        assert row is not None and (row.channel_id, row.outcome) == (channel, "reclaimed")
+
+    for _ in range(5):
+        lapse()
+    assert row is not None and row.failures == 0 and row.attempt == 6
+    # A tool call completes in this attempt: its lapse is the first of a new count.
+    done = client.claim_execution(channel, "step-1", "search", {})
+    assert done.claim_token is not None
+    client.complete_execution(done.execution.id, done.claim_token, {"hits": 1},
+                              channel_id=channel)
+    for _ in range(9):
+        lapse()  # 1 (progress), then 2 .. 9: the replayed step is no progress
+    assert client.get_run(channel).status == "running"
+    assert row is not None and row.lease_expires_at is not None
+    move_clock_past(dsn, row.lease_expires_at)
+    client.start_run(following, "other", {}, queue)
+    claimed = client.claim_run(queue, "w", None, 1)
+    assert claimed is not None and (claimed.channel_id, claimed.outcome) == (
+        following, "claimed")
+    lost = client.get_run(channel)
+    assert (lost.status, lost.failures, lost.attempt) == ("failed", 1, 15)
+    assert lost.error is not None
+    assert lost.error.startswith("the run's worker was lost 10 times in a row")
+    with pytest.raises(IdempotencyConflict):
+        client.complete_run(channel, row.claim_token, "late")  # the lost owner's token

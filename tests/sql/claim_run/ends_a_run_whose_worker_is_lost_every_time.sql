@@ -1,0 +1,87 @@
+-- A run whose worker is lost every time (SIGKILL, out of memory: its lease lapses and it is
+-- reclaimed) ends: each reclaim counts the lapse, and the claim that would reclaim it a
+-- tenth time in a row ends it as failed instead (failures + 1, the error says the worker
+-- was lost 10 times in a row, not retried, the dead owner's token gets AC409) and claims
+-- the next due run in the same call. A lapsed attempt in which a tool call of the channel
+-- completed got somewhere: its lapse starts a new count at 1.
+begin;
+\ir ../helpers.psql
+\ir ../run_helpers.psql
+select plan(14);
+
+-- p_times lapses in a row: the lease lapses, the run is reclaimed; the last claim row.
+create function pg_temp.lapse(p_channel text, p_queue text, p_times integer)
+returns actae.run_row
+language plpgsql
+as $$
+declare
+    v_row actae.run_row;
+begin
+    for i in 1 .. p_times loop
+        perform pg_temp.make_due(p_channel);
+        select c.* into v_row from actae.claim_run(p_queue, 'w') as c;
+    end loop;
+    return v_row;
+end;
+$$;
+
+create function pg_temp.lapses(p_channel text) returns integer
+language sql
+as $$ select lapses from actae.runs where channel_id = p_channel $$;
+
+select pg_temp.started_claim('tap-cr-lost', 'tap-q-cr-lost', 3);
+create temp table ninth as select * from pg_temp.lapse('tap-cr-lost', 'tap-q-cr-lost', 9);
+select is((select channel_id || ' ' || outcome || ' ' || attempt from ninth),
+    'tap-cr-lost reclaimed 10', 'nine lapses in a row: reclaimed each time (attempt 10)');
+select is(pg_temp.lapses('tap-cr-lost'), 9, 'each reclaim counts its lapse');
+select is((select failures from actae.runs where channel_id = 'tap-cr-lost'), 0,
+    'lapses are not failures');
+
+-- The tenth lapse in a row: another run is due after it.
+select pg_temp.make_due('tap-cr-lost');
+select actae.start_run('tap-cr-next', 'agent', '{}', 'tap-q-cr-lost');
+create temp table tenth as select * from actae.claim_run('tap-q-cr-lost', 'w');
+select is((select channel_id || ' ' || outcome from tenth), 'tap-cr-next claimed',
+    'the claim that would reclaim it a tenth time claims the next due run');
+select is((select status from actae.runs where channel_id = 'tap-cr-lost'), 'failed',
+    'and ends the lost run as failed');
+select is((select error from actae.runs where channel_id = 'tap-cr-lost'),
+    'the run''s worker was lost 10 times in a row (its lease lapsed each time with no tool'
+    || ' call completed: killed, out of memory or stalled); not retried',
+    'its error says the worker was lost 10 times in a row');
+select ok((select failures = 1 and attempt = 10 and lapses = 10 and due_at is null
+        and finished_at is not null and wake_reason = 'lease_expired'
+    from actae.runs where channel_id = 'tap-cr-lost'),
+    'failures + 1 (of 3: not retried), no attempt more, over, wake_reason lease_expired');
+select throws_ok($$select actae.complete_run('tap-cr-lost', claim_token, '1') from ninth$$,
+    'AC409', null, 'the lost owner''s token cannot complete it any more');
+select is((select count(*) from actae.claim_run('tap-q-cr-lost', 'w')), 0::bigint,
+    'nothing more is due');
+
+-- claim_runs: the same in one call and one transaction.
+select pg_temp.started_claim('tap-cr-lost2', 'tap-q-cr-lost2');
+select pg_temp.lapse('tap-cr-lost2', 'tap-q-cr-lost2', 9);
+select pg_temp.make_due('tap-cr-lost2');
+select actae.start_run('tap-cr-next2', 'agent', '{}', 'tap-q-cr-lost2');
+select is((select string_agg(channel_id, ',') from actae.claim_runs('tap-q-cr-lost2', 'w', 5)),
+    'tap-cr-next2', 'claim_runs skips the lost run too');
+select is((select status from actae.runs where channel_id = 'tap-cr-lost2'), 'failed',
+    'and ends it');
+
+-- Progress: a tool call completed in the lapsed attempt starts the count again at 1.
+select pg_temp.started_claim('tap-cr-busy', 'tap-q-cr-busy');
+select pg_temp.lapse('tap-cr-busy', 'tap-q-cr-busy', 8);
+select pg_temp.completed('tap-cr-busy', 'step-9', 'search', '{}');
+select pg_temp.lapse('tap-cr-busy', 'tap-q-cr-busy', 1);
+select is(pg_temp.lapses('tap-cr-busy'), 1,
+    'a lapse after a tool call completed in the attempt counts as the first in a row');
+select actae.claim_execution('tap-cr-busy', 'step-9', 'search', '{}');  -- replayed
+select pg_temp.lapse('tap-cr-busy', 'tap-q-cr-busy', 8);
+select is((select status || ' ' || lapses from actae.runs where channel_id = 'tap-cr-busy'),
+    'running 9', 'a replayed tool call is no progress: the count goes on');
+select pg_temp.lapse('tap-cr-busy', 'tap-q-cr-busy', 1);
+select is((select status from actae.runs where channel_id = 'tap-cr-busy'), 'failed',
+    'and ends the run at 10');
+
+select * from finish();
+rollback;
