@@ -126,6 +126,8 @@ $$;
 -- before_created_at / before_channel_id (both or neither) to get the next page; rows added
 -- meanwhile never shift a page. A caller in a tenant lists its tenants' channels only; a
 -- caller in none (a global auditor or operator) every channel.
+-- last_event_at is when the channel's head event was recorded, wherever it is in its lineage
+-- (a fork with no event of its own shows the one it was forked at); null at cursor 0.
 -- Raises: AC400 bad argument (the message names it).
 create or replace function actae.list_channels(
     p_metadata jsonb default null,
@@ -188,7 +190,13 @@ begin
     return query
     select
         c.channel_id, c.created_at, c.parent_channel_id, c.fork_cursor, c.head_cursor,
-        c.state_version, c.metadata, c.closed_at, ev.recorded_at, r.status, r.agent,
+        c.state_version, c.metadata, c.closed_at,
+        -- the head event is the channel's own, or (a fork with none) one it inherits
+        coalesce(ev.recorded_at, case
+            when c.head_cursor > 0 and c.parent_channel_id is not null
+                then (actae._event_at(c, c.head_cursor)).recorded_at
+        end),
+        r.status, r.agent,
         h.o_executions, h.o_in_flight, h.o_failed, h.o_ambiguous,
         a.display_name, coalesce(a.tags, '{}'::text []), a.note, coalesce(a.revision, 0)
     from actae.channels as c
@@ -391,6 +399,9 @@ $$;
 -- every descendant fork, depth first (siblings by fork cursor, then id), at most max_rows
 -- (1..10000), each with its fork cursor, tool policies, metadata, run status, ledger health
 -- and annotations.
+-- Guarantees: a tree cut at max_rows still holds the channel itself and its ancestors (the
+-- nearest first, when they alone are more than max_rows); the other nodes are the first ones
+-- depth first that fit beside them. Rows always come depth first.
 -- Nodes of other tenants' channels are left out (a caller in no tenant sees them all).
 -- Raises: AC400 bad argument, AC404 unknown channel (or one the caller may not read).
 create or replace function actae.fork_tree(
@@ -405,19 +416,25 @@ as $$
 declare
     v_channel actae.channels := actae._channel(p_channel_id);
     v_root text;
+    v_path text [];
     v_roles oid [] := actae._readable();
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 10000);
-    with recursive up (channel_id, parent_channel_id) as (
-        select v_channel.channel_id, v_channel.parent_channel_id
+    -- v_path: the channel, then its ancestors up to the root (v_root).
+    with recursive up (channel_id, parent_channel_id, distance) as (
+        select v_channel.channel_id, v_channel.parent_channel_id, 1
         union all
-        select c.channel_id, c.parent_channel_id
+        select c.channel_id, c.parent_channel_id, u.distance + 1
         from up as u
         inner join actae.channels as c on c.channel_id = u.parent_channel_id
     )
 
-    select u.channel_id into v_root from up as u where u.parent_channel_id is null;
+    select
+        max(u.channel_id) filter (where u.parent_channel_id is null),
+        array_agg(u.channel_id order by u.distance)
+    into v_root, v_path
+    from up as u;
     return query
     with recursive down (channel_id, depth, sort_key) as (
         select v_root, 0, array[''::text]
@@ -427,6 +444,31 @@ begin
             d.sort_key || (lpad(c.fork_cursor::text, 20, '0') || ':' || c.channel_id)
         from down as d
         inner join actae.channels as c on c.parent_channel_id = d.channel_id
+    ),
+
+    visible as (
+        select d.channel_id, d.depth, d.sort_key, array_position(v_path, d.channel_id) as distance
+        from down as d
+        inner join actae.channels as c on c.channel_id = d.channel_id
+        where v_roles is null or c.tenant = any(v_roles)
+    ),
+
+    ancestry as (
+        select v.channel_id, v.depth, v.sort_key from visible as v
+        where v.distance is not null
+        order by v.distance
+        limit p_max_rows
+    ),
+
+    kept as (
+        select p.channel_id, p.depth, p.sort_key from ancestry as p
+        union all
+        (
+            select v.channel_id, v.depth, v.sort_key from visible as v
+            where v.distance is null
+            order by v.sort_key
+            limit p_max_rows - (select count(*) from ancestry)
+        )
     )
 
     select
@@ -434,14 +476,12 @@ begin
         c.state_version, c.tool_policies::jsonb, c.metadata, c.created_at, c.closed_at, r.status,
         h.o_in_flight, h.o_failed, h.o_ambiguous, a.display_name,
         coalesce(a.tags, '{}'::text []), a.note
-    from down as d
+    from kept as d
     inner join actae.channels as c on c.channel_id = d.channel_id
     left join actae.runs as r on r.channel_id = c.channel_id
     left join actae.annotations as a on a.channel_id = c.channel_id
     cross join lateral actae._channel_health(c.channel_id) as h
-    where v_roles is null or c.tenant = any(v_roles)
-    order by d.sort_key
-    limit p_max_rows;
+    order by d.sort_key;
 end;
 $$;
 

@@ -10,12 +10,20 @@ value: a NaN or infinite float used as a dict key is named "nan", "inf", "-inf" 
 pydantic encodes them: see docs/python.md, "JSON arguments".
 
 ``loads`` decodes the JSON the server sends back (pydantic_core.from_json, json.loads's
-values): docs/python.md, "JSON results and the caller's connections".
+values): docs/python.md, "JSON results and the caller's connections". An integer with more
+digits than Python converts (sys.get_int_max_str_digits(), 4300 by default; jsonb prints
+1e5000 as 5001 digits) is read as a decimal.Decimal, and ``dumps`` writes such a Decimal
+back as that JSON number.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import sys
+import uuid
+from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -49,10 +57,24 @@ def dumps(value: Any) -> bytes:
         # Nested deeper than pydantic's 254 levels (json.dumps went to about 1000, the
         # server accepts 512), a lone surrogate (the server refuses it, as before), or a
         # value neither can encode: json.dumps decides, raising what it always raised.
-        return json.dumps(value, default=_default).encode()
+        data = json.dumps(value, default=_default).encode()
+        if _digit_run(data):
+            data = _with_big_integers(value, data, _dumps_fallback)
+        return data
     if _none_key(data):
-        data = to_json(_json_keys(value), inf_nan_mode="constants")
+        value = _json_keys(value)
+        data = to_json(value, inf_nan_mode="constants")
+    if _digit_run(data):
+        data = _with_big_integers(value, data, _to_json)
     return data
+
+
+def _to_json(value: Any) -> bytes:
+    return to_json(value, inf_nan_mode="constants")
+
+
+def _dumps_fallback(value: Any) -> bytes:
+    return json.dumps(value, default=_default).encode()
 
 
 def jsonb(value: Any) -> Jsonb:
@@ -79,11 +101,89 @@ def _json_keys(value: Any) -> Any:
 
 
 
+# An integer beyond Python's int limit (sys.get_int_max_str_digits()) is read as a Decimal
+# and written back as a JSON number: pydantic (and _default) write a Decimal as a string, so
+# dumps puts a token in its place and the digits in place of the token's string. The token
+# holds a NUL, which no jsonb string holds, and a per-process nonce.
+_NONCE = uuid.uuid4().hex
+_TOKEN = re.compile(rb'"\\u0000' + _NONCE.encode() + rb':([0-9]+)\\u0000"')
+
+
+def _int_limit() -> int:
+    """The most digits Python converts to an int (0: no limit)."""
+    return sys.get_int_max_str_digits()
+
+
+def int_or_decimal(text: str) -> int | Decimal:
+    """An integer json.loads read: an int, or a Decimal when it has more digits than
+    Python converts (int() refuses it with ValueError; the scanner checked the syntax)."""
+    try:
+        return int(text)
+    except ValueError:
+        return Decimal(text)
+
+
+def _big_integer(value: Decimal) -> bool:
+    """Whether value is an integer loads reads as a Decimal: exponent 0, more digits than
+    Python converts."""
+    limit = _int_limit()
+    if not limit or not value.is_finite():
+        return False
+    parts = value.as_tuple()
+    return parts.exponent == 0 and len(parts.digits) > limit
+
+
+def _digit_run(data: bytes) -> bool:
+    """Whether data (an encoded value) may hold a big integer Decimal, written as a string of
+    more than _int_limit() digits. Such a run of n digits holds at least two of the bytes at
+    every (n // 2)th offset, and from the first of them at least n // 2 digits follow; only
+    those bytes are looked at (a few dozen in 64 KB), so a value without such a run costs
+    next to nothing. A long run of digits in a string only costs _with_big_integers' pass."""
+    limit = _int_limit()
+    if not limit or len(data) <= limit:
+        return False
+    step = max((limit + 1) // 2, 1)
+    need = limit + 1 - step
+    for at in range(step, len(data) - need + 1, step):
+        if 48 <= data[at] <= 57 and data[at:at + need].isdigit():
+            return True
+    return False
+
+
+def _with_big_integers(value: Any, data: bytes, encode: Callable[[Any], bytes]) -> bytes:
+    """data (value as encode writes it) with the big integer Decimals of value (in dicts,
+    lists and tuples) written as JSON numbers; data itself when value holds none, or is
+    nested too deeply to walk (then they stay text, as before)."""
+    numbers: list[str] = []
+
+    def tokens(v: Any) -> Any:
+        if isinstance(v, Decimal):
+            if not _big_integer(v):
+                return v
+            numbers.append(str(v))
+            return f"\x00{_NONCE}:{len(numbers) - 1}\x00"
+        if isinstance(v, dict):
+            return {k: tokens(x) for k, x in v.items()}  # pyright: ignore[reportUnknownVariableType]
+        if isinstance(v, list | tuple):
+            return [tokens(x) for x in v]  # pyright: ignore[reportUnknownVariableType]
+        return v
+
+    try:
+        marked = tokens(value)
+    except RecursionError:
+        return data
+    if not numbers:
+        return data
+    return _TOKEN.sub(lambda m: numbers[int(m[1])].encode(), encode(marked))
+
+
 def loads(data: str | bytes) -> Any:
     """The value of JSON text the server sent (json / jsonb columns): pydantic_core's
     parser, json.loads's values; json.loads decides what the parser refuses (nesting deeper
-    than its 200 levels, numbers it cannot hold), raising what it always raised."""
+    than its 200 levels, numbers it cannot hold), raising what it always raised, except
+    that an integer with more digits than Python converts (sys.get_int_max_str_digits())
+    is read as a decimal.Decimal instead of raising ValueError."""
     try:
         return from_json(data)
     except ValueError:
-        return json.loads(data)
+        return json.loads(data, parse_int=int_or_decimal)

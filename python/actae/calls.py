@@ -771,8 +771,12 @@ def follow_channel(channel_id: str, seconds: int = 60, *, conn: Any = None) -> C
 
 
 # Whether the connected role can change the ledger: a superuser, a write privilege on a
-# table of schema actae, or EXECUTE on a function that writes it. The console refuses such
-# a role (it must be read-only by construction).
+# table of schema actae, or EXECUTE on a function of schema actae that may write: any
+# VOLATILE one (a STABLE or IMMUTABLE function cannot write) except those known to write
+# nothing of the ledger: follow_channel (the readers' watch: it only sets
+# channels.watched_until), _now (reads the clock), _uuid7 (makes an id). A new writing
+# function is counted without being listed here. The console refuses such a role (it must
+# be read-only by construction).
 ROLE_CAN_WRITE = """
 select
     exists (
@@ -787,11 +791,8 @@ select
     or exists (
         select 1 from pg_catalog.pg_proc as p
         where p.pronamespace = 'actae'::regnamespace
-            and p.proname in ('claim_execution', 'complete_execution', 'fail_execution',
-                'record_event', 'transition_state', 'fork_channel', 'create_channel',
-                'annotate_channel', 'cancel_execution', 'purge', 'close_channel',
-                'set_key_ttl', 'watch_channel', 'start_run', 'claim_run', 'cancel_run',
-                'set_execution_trace')
+            and p.provolatile = 'v'
+            and p.proname not in ('follow_channel', '_now', '_uuid7')
             and has_function_privilege(p.oid, 'EXECUTE')
     ) as can_write
 """

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -23,6 +22,7 @@ from actae.cli.base import (
     to_json,
 )
 from actae.client import ActaeClient, SyncActaeClient
+from actae.console.jsontext import json_text
 from actae.console.models import StateDiff, TimelineEntry
 from actae.errors import ActaeError
 
@@ -47,7 +47,7 @@ def _dsn_option(p: argparse.ArgumentParser) -> None:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, default=str, ensure_ascii=False)
+    text = json_text(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -66,15 +66,25 @@ def _timeline_line(r: TimelineEntry) -> tuple[Any, ...]:
 TIMELINE_HEADERS = ("clock", "cursor", "kind", "at", "name", "details")
 
 
+def _row_json(r: TimelineEntry) -> str:
+    """A row as to_json writes it, except that a Decimal in its JSON values (an integer
+    beyond Python's int limit, as the driver reads it) stays a JSON number."""
+    row: dict[str, Any] = r.model_dump(mode="json", by_alias=True)
+    row.update(payload=r.payload, params=r.params, result=r.result)
+    return json_text(row, ensure_ascii=True)
+
+
 def _print_timeline(rows: Iterable[TimelineEntry], as_json: bool, headers: bool) -> None:
     rows = list(rows)
     if as_json:
         for r in rows:
-            print(to_json(r))
+            print(_row_json(r))
         return
     if rows:
         text = table([_timeline_line(r) for r in rows], TIMELINE_HEADERS)
-        print(text if headers else "\n".join(text.splitlines()[2:]))
+        # Without headers: every line but the first (cells have no line break of their own;
+        # splitlines() would also split at U+2028 and the like, which cells keep).
+        print(text if headers else text.split("\n", 1)[1])
 
 
 def _run_timeline(args: argparse.Namespace) -> int:

@@ -2,7 +2,8 @@
 
 Every page is plain HTML (Jinja2, autoescaped) and works with JavaScript off; only the live
 update of an open timeline uses a few lines of script (EventSource). All database access
-goes through ActaeClient. Pages are bounded: a timeline page holds at most TIMELINE_ROWS
+goes through ActaeClient (console.exact.ConsoleClient: JSON numbers read exactly, shown
+as stored). Pages are bounded: a timeline page holds at most TIMELINE_ROWS
 rows, lists and trees have fixed caps, and long JSON values are cut to JSON_CHARS characters.
 """
 
@@ -27,8 +28,9 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from actae.client import ActaeClient
 from actae.console import tree
+from actae.console.exact import ConsoleClient
+from actae.console.jsontext import json_text
 from actae.console.live import follow_timeline
 from actae.console.models import TimelineEntry
 from actae.errors import ActaeError, InvalidInput, NotFound
@@ -45,6 +47,8 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 #: the line breaks of the SSE format; str.splitlines() also breaks at U+2028, U+0085, ...
 _SSE_LINES = re.compile(r"\r\n|\r|\n")
 RUN_STATUSES = ("queued", "running", "sleeping", "waiting", "completed", "failed", "cancelled")
+#: the largest after_clock actae.timeline takes
+MAX_AFTER = 2**63 - 2
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
@@ -58,8 +62,9 @@ class ConsoleRoleCanWrite(RuntimeError):
 
 
 def pretty(value: Any, limit: int = JSON_CHARS) -> str:
-    """Indented JSON, cut to `limit` characters (the rest is counted, not shown)."""
-    text = json.dumps(value, indent=2, ensure_ascii=False, default=str, sort_keys=True)
+    """Indented JSON, cut to `limit` characters (the rest is counted, not shown). A Decimal
+    (an integer beyond Python's int limit, as the driver reads it) is a bare JSON number."""
+    text = json_text(value, indent=2, sort_keys=True)
     if len(text) > limit:
         return f"{text[:limit]}\n… ({len(text) - limit} more characters not shown)"
     return text
@@ -123,14 +128,27 @@ def _json_object(params: Mapping[str, str], name: str) -> dict[str, Any] | None:
         parsed = json.loads(value)
     except ValueError as exc:
         raise InvalidInput(f"{name} must be a JSON object") from exc
+    except RecursionError as exc:  # nested deeper than the parser goes (about 1000 levels)
+        raise InvalidInput(f"{name} must be a JSON object (this one is nested too deeply)"
+                           ) from exc
     if not isinstance(parsed, dict):
         raise InvalidInput(f"{name} must be a JSON object")
     return cast(dict[str, Any], parsed)  # a JSON object: its keys are strings
 
 
 def _id(params: Mapping[str, str], name: str) -> str | None:
-    """A channel id exactly as given (one may begin or end with spaces); None when empty."""
+    """A value exactly as given: a channel id, an agent or a tag may begin or end with
+    spaces. None when empty."""
     return params.get(name) or None
+
+
+def _after(params: Mapping[str, str]) -> int | None:
+    """The `after` clock of a timeline page or stream, checked here (0..MAX_AFTER, as
+    actae.timeline takes it) so a live stream is refused before it starts."""
+    after = _int(params, "after")
+    if after is not None and not 0 <= after <= MAX_AFTER:
+        raise InvalidInput(f"after must be between 0 and {MAX_AFTER}")
+    return after
 
 
 def _required(params: Mapping[str, str], name: str) -> str:
@@ -220,7 +238,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     requests whose Host header names it (served_hosts: `host`, the address it is bound to,
     the loopback names and `allowed_hosts`), others get 400, so a page on another site cannot
     read it through DNS rebinding."""
-    client = ActaeClient(dsn, max_size=MAX_STREAMS + 4)
+    client = ConsoleClient(dsn, max_size=MAX_STREAMS + 4)  # numbers read exactly
     streams = asyncio.Semaphore(MAX_STREAMS)
 
     @contextlib.asynccontextmanager
@@ -239,7 +257,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     async def index(request: Request) -> Response:
         p = request.query_params
         filters = {
-            "status": _text(p, "status"), "agent": _text(p, "agent"), "tag": _text(p, "tag"),
+            "status": _text(p, "status"), "agent": _id(p, "agent"), "tag": _id(p, "tag"),
             "parent": _id(p, "parent"), "metadata": _text(p, "metadata"),
             "created_after": _text(p, "created_after"),
             "created_before": _text(p, "created_before"),
@@ -262,7 +280,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     async def channel(request: Request) -> Response:
         p = request.query_params
         channel_id = _required(p, "id")
-        after = _int(p, "after")
+        after = _after(p)
         info = await client.get_channel(channel_id)
         rows = await client.timeline(channel_id, after, TIMELINE_ROWS)
         next_page = await client.timeline(
@@ -270,13 +288,18 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
         nodes = await client.fork_tree(channel_id, TREE_NODES)
         ledger = await client.list_executions(channel_id, max_rows=LEDGER_ROWS)
         summary = next((n for n in nodes if n.channel_id == channel_id), None)
-        last_clock = rows[-1].clock if rows else after
+        # The live view reads the page's last clock again: a tool call's claim or failure
+        # can join it later (it takes the clock of the last event before it); the page's
+        # script skips the rows it already has.
+        live_after = after
+        if rows:
+            live_after = rows[-1].clock - 1 if rows[-1].clock > 0 else None
         live = not next_page
         return render(
             "channel.html", channel=info, summary=summary, rows=rows,
             rows_html=timeline_rows_html(rows, channel_id), after=after,
             next_url=query("/channel", id=channel_id, after=rows[-1].clock) if next_page else None,
-            live_url=query("/channel/stream", id=channel_id, after=last_clock) if live else None,
+            live_url=query("/channel/stream", id=channel_id, after=live_after) if live else None,
             ledger=ledger, ledger_full=len(ledger) == LEDGER_ROWS,
             tree=tree.layout(nodes), nodes=nodes, tree_full=len(nodes) == TREE_NODES,
             box_w=tree.BOX_W, box_h=tree.BOX_H,
@@ -302,7 +325,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     async def stream(request: Request) -> Response:
         p = request.query_params
         channel_id = _required(p, "id")
-        after = _int(p, "after")
+        after = _after(p)
         await client.get_channel(channel_id)
         if streams.locked():
             return Response("too many live views open", status_code=503)

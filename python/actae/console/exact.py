@@ -1,0 +1,63 @@
+"""The console's client: the driver's ActaeClient, with JSON results read number for number.
+
+The driver reads a JSON number with a fraction as a float (actae._json.loads), so a page
+would show 12345678901234567.25 as 1.2345678901234568e+16 and two different numbers as the
+same one. The console's own client reads every number with a fraction or an exponent as a
+decimal.Decimal instead, which pretty() writes back as the JSON number it is; integers stay
+ints (a Decimal beyond Python's int limit, as the driver reads them). Only this client,
+whose pool is the console's own, reads so: the driver's other callers are unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import postgres, pq
+from psycopg.types.json import JsonbBinaryLoader, JsonBinaryLoader, JsonbLoader, JsonLoader
+
+from actae import _json, calls
+from actae.client import ActaeClient
+
+T = TypeVar("T")
+
+
+def exact_loads(data: str | bytes) -> Any:
+    """JSON text's value with every number exact: a number with a fraction or an exponent
+    as a Decimal, an integer as an int (or a Decimal, past Python's int limit)."""
+    return json.loads(data, parse_float=Decimal, parse_int=_json.int_or_decimal)
+
+
+class _JsonText(JsonLoader):
+    _loads = exact_loads
+
+
+class _JsonbText(JsonbLoader):
+    _loads = exact_loads
+
+
+class _JsonBinary(JsonBinaryLoader):
+    _loads = exact_loads
+
+
+class _JsonbBinary(JsonbBinaryLoader):
+    _loads = exact_loads
+
+
+_LOADERS = (
+    ((postgres.types["json"].oid, _JsonText), (postgres.types["jsonb"].oid, _JsonbText)),
+    ((postgres.types["json"].oid, _JsonBinary), (postgres.types["jsonb"].oid, _JsonbBinary)),
+)
+
+
+class ConsoleClient(ActaeClient):
+    """ActaeClient whose JSON results keep every number exact (exact_loads). Each call's
+    cursor gets these loaders just before it runs, over the driver's own."""
+
+    @staticmethod
+    async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:
+        for oid, loader in _LOADERS[cur.format == pq.Format.BINARY]:
+            cur.adapters.register_loader(oid, loader)
+        return await ActaeClient._execute(cur, call)
