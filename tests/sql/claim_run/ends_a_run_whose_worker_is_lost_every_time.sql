@@ -9,26 +9,6 @@ begin;
 \ir ../run_helpers.psql
 select plan(14);
 
--- p_times lapses in a row: the lease lapses, the run is reclaimed; the last claim row.
-create function pg_temp.lapse(p_channel text, p_queue text, p_times integer)
-returns actae.run_row
-language plpgsql
-as $$
-declare
-    v_row actae.run_row;
-begin
-    for i in 1 .. p_times loop
-        perform pg_temp.make_due(p_channel);
-        select c.* into v_row from actae.claim_run(p_queue, 'w') as c;
-    end loop;
-    return v_row;
-end;
-$$;
-
-create function pg_temp.lapses(p_channel text) returns integer
-language sql
-as $$ select lapses from actae.runs where channel_id = p_channel $$;
-
 select pg_temp.started_claim('tap-cr-lost', 'tap-q-cr-lost', 3);
 create temp table ninth as select * from pg_temp.lapse('tap-cr-lost', 'tap-q-cr-lost', 9);
 select is((select channel_id || ' ' || outcome || ' ' || attempt from ninth),

@@ -8,25 +8,6 @@ begin;
 \ir ../run_helpers.psql
 select plan(11);
 
-create function pg_temp.lapse(p_channel text, p_queue text, p_times integer)
-returns actae.run_row
-language plpgsql
-as $$
-declare
-    v_row actae.run_row;
-begin
-    for i in 1 .. p_times loop
-        perform pg_temp.make_due(p_channel);
-        select c.* into v_row from actae.claim_run(p_queue, 'w') as c;
-    end loop;
-    return v_row;
-end;
-$$;
-
-create function pg_temp.lapses(p_channel text) returns integer
-language sql
-as $$ select lapses from actae.runs where channel_id = p_channel $$;
-
 -- Sleep: 9 lapses, a sleep, 9 more lapses: still running.
 select pg_temp.started_claim('tap-lr-sleep', 'tap-q-lr-sleep');
 select pg_temp.lapse('tap-lr-sleep', 'tap-q-lr-sleep', 9);
