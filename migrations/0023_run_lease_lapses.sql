@@ -10,9 +10,10 @@
 -- when it reclaims a lapsed run (1 when a tool call of the channel completed during the
 -- lapsed attempt, else one more than before), and every
 -- orderly transition (complete_run, fail_run, a sleep or wait that parks, an end as
--- cancelled) sets it back to 0. When a reclaim would make it reach 10, claim_run ends the
--- run as failed instead and claims the next due run (sql/40_runs.sql; docs/runs.md says
--- why 10 and why deploys do not reach it).
+-- cancelled) sets it back to 0. When a reclaim would make it reach 10, claim_run counts one
+-- failure of the run instead (a retry after the backoff while attempts are left, else
+-- failed) and claims the next due run (sql/40_runs.sql; docs/runs.md says why 10 and why
+-- deploys do not reach it).
 --
 -- The column is not part of actae.run_row (the API's view of a run is unchanged). A new
 -- column with a constant default is a catalog change only: no table rewrite, on one node

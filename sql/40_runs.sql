@@ -292,10 +292,11 @@ $$;
 -- ended as cancelled instead of being handed out. A run whose worker is lost every time
 -- ends: reclaiming a lapsed run counts the lapse in its lapses column (1 when a tool call
 -- of its channel completed during the lapsed attempt, else one more than before; every
--- orderly transition sets it back to 0), and a reclaim that would make it reach 10 ends
--- the run as failed instead (failures + 1, error 'the run''s worker was lost 10 times in a
--- row ...', not retried), after which the next due run is claimed, in the same call and
--- transaction. Only runs of channels of the caller's tenant are candidates (another
+-- orderly transition sets it back to 0), and a reclaim that would make it reach 10 counts
+-- one failure of the run instead, as a retryable fail_run does (error 'the run''s worker
+-- was lost 10 times in a row ...'; queued again after the backoff while attempts are left,
+-- else failed; lapses back to 0), after which the next due run is claimed, in the same
+-- call and transaction. Only runs of channels of the caller's tenant are candidates (another
 -- tenant's queue of the same name is invisible).
 -- Raises: AC400 bad argument (agents, when given, must be a non-empty list without nulls).
 create or replace function actae.claim_run(
@@ -323,6 +324,7 @@ declare
     v_candidate text;
     v_due timestamptz;
     v_lapses integer;
+    v_error text;
     v_roles oid [] := actae._member_of();
 begin
     if (octet_length(p_queue) between 1 and 256
@@ -391,17 +393,35 @@ begin
             v_lapses := case when actae._run_progressed(v_row) then 1
                 else v_row.lapses + 1 end;
             if v_lapses >= actae._run_lapse_limit() then
-                update actae.runs as r set
-                    status = 'failed',
-                    failures = r.failures + 1,
-                    lapses = v_lapses,
-                    error = format('the run''s worker was lost %s times in a row (its lease'
-                        || ' lapsed each time with no tool call completed: killed, out of'
-                        || ' memory or stalled); not retried', v_lapses),
-                    wake_reason = 'lease_expired',
-                    due_at = null,
-                    finished_at = v_now
-                where r.channel_id = v_row.channel_id;
+                -- Counted as one failure of the run, as fail_run(retryable) counts one: a
+                -- retry after the backoff while attempts are left (which also parts it
+                -- from the runs that were lost with it), else failed for good. A run that
+                -- was only on the same worker as the one killing it gets its retry.
+                v_error := format('the run''s worker was lost %s times in a row (its lease'
+                    || ' lapsed each time with no tool call completed: killed, out of'
+                    || ' memory or stalled)', v_lapses);
+                if v_row.failures + 1 < v_row.max_attempts then
+                    update actae.runs as r set
+                        failures = r.failures + 1,
+                        status = 'queued',
+                        error = v_error,
+                        claim_token = null,
+                        lease_expires_at = null,
+                        due_at = v_now + make_interval(
+                            secs => least(3600, power(2, v_row.failures))),
+                        wake_reason = 'retry',
+                        lapses = 0
+                    where r.channel_id = v_row.channel_id;
+                else
+                    update actae.runs as r set
+                        failures = r.failures + 1,
+                        status = 'failed',
+                        error = v_error,
+                        due_at = null,
+                        finished_at = v_now,
+                        lapses = 0
+                    where r.channel_id = v_row.channel_id;
+                end if;
                 continue claim;
             end if;
         end if;

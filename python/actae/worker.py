@@ -554,9 +554,12 @@ class Worker:
             # the whole worker, abandoning every run it holds and recording nothing. The
             # worker's own SIGINT/SIGTERM go through stop(), never through an agent; only
             # while SIGINT has Python's default handler (no handler of the worker or of
-            # asyncio.run) can a real Ctrl-C arrive here, so it stops the worker too.
+            # asyncio.run) can a real Ctrl-C arrive here: then it is the operator's, so it
+            # stops the worker and, like every cut of a shutdown, records nothing (the
+            # lease lapses and another worker resumes the run).
             if isinstance(exc, KeyboardInterrupt) and _sigint_unhandled():
                 self.stop()
+                return ("stopped", None)
             return ("failed", exc)
 
     async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:

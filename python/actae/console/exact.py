@@ -54,7 +54,13 @@ _LOADERS = (
 
 class ConsoleClient(ActaeClient):
     """ActaeClient whose JSON results keep every number exact (exact_loads). Each call's
-    cursor gets these loaders just before it runs, over the driver's own."""
+    cursor gets these loaders just before it runs, over the driver's own. It takes a DSN
+    only, never a pool: a pooled connection keeps its cursor (and these loaders) from one
+    call to the next, so a pool shared with another client would hand that client Decimals.
+    """
+
+    def __init__(self, dsn: str, *, max_size: int = 10, min_size: int = 1) -> None:
+        super().__init__(dsn, max_size=max_size, min_size=min_size)
 
     @staticmethod
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:

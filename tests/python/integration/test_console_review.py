@@ -308,3 +308,12 @@ def test_numbers_are_shown_as_stored(
         [event] = client.list_events(root)
         assert event.payload["amount"] == 12345678901234567.25
         assert type(event.payload["amount"]) is float and type(event.payload["n"]) is int
+
+
+def test_the_console_client_owns_its_pool() -> None:
+    """Its exact loaders stay on a pooled connection's cursor: a pool shared with another
+    client would give that client Decimals, so ConsoleClient takes no pool."""
+    from actae.console.exact import ConsoleClient
+
+    with pytest.raises(TypeError):
+        ConsoleClient(pool=object())  # type: ignore[call-arg]

@@ -128,10 +128,11 @@ def test_a_run_whose_worker_is_lost_ten_times_in_a_row_ends_failed(
 ) -> None:
     """Lease lapses are reclaimed, counted in a row; a lapsed attempt in which a tool call
     completed starts the count again at 1; the claim that would reclaim the run a tenth
-    time in a row ends it as failed and claims the next due run instead (migration 0023).
-    Runs on Citus too (tests/citus/cluster.py runs this file)."""
+    time in a row counts one failure of it instead (with max_attempts 1: failed for good)
+    and claims the next due run (migration 0023). Runs on Citus too (tests/citus/cluster.py
+    runs this file)."""
     queue, channel, following = unique("q"), unique("lost"), unique("next")
-    client.start_run(channel, "crashes", {}, queue)
+    client.start_run(channel, "crashes", {}, queue, max_attempts=1)
     row = client.claim_run(queue, "w", None, 1)
 
     def lapse() -> None:
