@@ -214,7 +214,9 @@ $$;
 --   * One call deletes about batch_size rows: whole channels until the budget is spent (a
 --     channel bigger than the budget is still deleted whole, alone), then expired keys.
 --     more = true when the budget ran out: call again (the CLI loops). Rows locked by
---     running transactions are skipped, not waited for.
+--     running transactions are skipped, not waited for: a channel whose row, purge guard
+--     or LangGraph thread mapping (held by a LangGraph call writing to the thread) is
+--     locked is left for a later purge.
 -- Raises: AC400 older_than null, not between 0 and 1000 years or with a negative part (a
 -- longer one, or a huge part, would put the cutoff before the earliest time PostgreSQL
 -- holds: 22008 timestamp out of range from about 6700 years; 1000 years is long before
@@ -269,6 +271,19 @@ begin
         -- claims wait, so no execution is claimed, then failed, unseen while we delete.
         continue when not pg_try_advisory_xact_lock(1633907809, hashtext(v_channel.channel_id));
         continue when actae._purge_blocked(v_channel, v_cutoff);
+        -- The channel's LangGraph thread mapping, locked before anything is deleted: a
+        -- LangGraph writer (langgraph_put, put_writes, langgraph_channel) holds it FOR KEY
+        -- SHARE and then waits for the channel's lock, so deleting it last (as
+        -- _delete_beside_channel does) would wait for that writer while it waits for us. A
+        -- mapping that is there but locked skips the channel, as other locked rows do.
+        perform 1 from actae.langgraph_threads as t
+        where t.channel_id = v_channel.channel_id
+        for update skip locked;
+        if not found and exists (
+            select 1 from actae.langgraph_threads as t where t.channel_id = v_channel.channel_id
+        ) then
+            continue;
+        end if;
         delete from actae.executions as e
         where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status)
             and e.claimed_at < v_cutoff and e.finished_at < v_cutoff;

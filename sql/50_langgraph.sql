@@ -14,7 +14,8 @@
 --                             before, limit
 --   langgraph_delete_thread   forget a thread (deleted, or closed when a fork inherits it)
 --   langgraph_copy_thread     a new thread with every checkpoint of another (fork_channel)
---   langgraph_fork_thread     a new thread that starts at a past checkpoint (fork_channel)
+--   langgraph_fork_thread     a new thread that starts at a past root checkpoint, with the
+--                             subgraphs resuming there needs (a fork_channel per namespace)
 --   langgraph_prune           keep only the latest checkpoint per namespace, or delete
 --   langgraph_delete_for_runs forget the checkpoints of some runs
 --   langgraph_channel         the channel of a thread namespace (for durable tools)
@@ -59,15 +60,128 @@ begin
 end;
 $$;
 
--- actae._langgraph_channel — the channel of a thread namespace; null when there is none
--- and p_create is false. A new one is named 'langgraph:<thread_id>[:<checkpoint_ns>]'
--- when that fits and is free, else 'langgraph:<uuid>'. Creators of the same thread
--- namespace take a transaction-scoped advisory lock on it, so they agree on one channel.
+-- actae._langgraph_lock_mapping — a thread namespace's mapping, locked FOR KEY SHARE until
+-- the caller's transaction ends (so no langgraph_delete_thread removes it, and drops its
+-- channel, meanwhile): its channel id (o_channel_id) and that channel's tenant (o_tenant, null
+-- when the channel is gone). Both null when there is no mapping, also when a concurrent
+-- delete of it commits while the lock waits. The row is found by thread first, then locked
+-- and joined to its channel in one statement by its channel id, so on Citus that statement
+-- is a router query (langgraph_threads and channels are co-located on channel_id).
+create or replace function actae._langgraph_lock_mapping(
+    p_thread_id text,
+    p_checkpoint_ns text,
+    out o_channel_id text,
+    out o_tenant oid
+)
+language plpgsql
+volatile
+as $$
+declare
+    v_channel_id text;
+begin
+    select t.channel_id into v_channel_id from actae.langgraph_threads as t
+    where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
+    if not found then
+        return;
+    end if;
+    select t.channel_id, c.tenant into o_channel_id, o_tenant
+    from actae.langgraph_threads as t
+    left join actae.channels as c on t.channel_id = c.channel_id
+    where t.channel_id = v_channel_id and t.thread_id = p_thread_id
+        and t.checkpoint_ns = p_checkpoint_ns
+    for key share of t;
+end;
+$$;
+
+-- actae._langgraph_new_mapping — the mapping of a thread namespace that had none when the
+-- caller looked (_langgraph_lock_mapping), made now unless a concurrent creator of the same
+-- namespace made it first: creators take a transaction-scoped advisory lock on the namespace
+-- and look again under it, so they agree on one channel. Returns it as
+-- _langgraph_lock_mapping does (locked; o_tenant null when its channel does not exist).
+-- A new mapping's channel is named 'langgraph:<thread_id>[:<checkpoint_ns>]' when that fits
+-- and is free (also of a mapping another thread namespace is creating concurrently: on
+-- conflict it falls back), else 'langgraph:<uuid>'. With p_with_channel the channel is
+-- created too (empty, the caller's tenant's: actae._new_channel_tenant); without, it is left
+-- to the caller (who forks into it).
 -- A thread is one tenant's: a new namespace of a thread that has a namespace in a channel
 -- of another tenant is refused (AC404 naming 'langgraph:<thread_id>[:<checkpoint_ns>]', the
 -- channel the caller's namespace would get, never the other tenant's channel id), so no
 -- tenant can add a namespace to (and so block a copy of, or a subgraph of) another
 -- tenant's thread.
+create or replace function actae._langgraph_new_mapping(
+    p_thread_id text,
+    p_checkpoint_ns text,
+    p_with_channel boolean,
+    out o_channel_id text,
+    out o_tenant oid
+)
+language plpgsql
+volatile
+as $$
+declare
+    v_name text := 'langgraph:' || p_thread_id
+        || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end;
+    v_found record;
+    v_roles oid [];
+begin
+    perform pg_advisory_xact_lock(
+        hashtextextended('actae.langgraph_threads' || chr(31) || p_thread_id || chr(31)
+            || p_checkpoint_ns, 0)
+    );
+    v_found := actae._langgraph_lock_mapping(p_thread_id, p_checkpoint_ns);
+    if v_found.o_channel_id is not null then
+        o_channel_id := v_found.o_channel_id;
+        o_tenant := v_found.o_tenant;
+        return;
+    end if;
+    -- Tenants from actae._member_of (null: a superuser, a member of all), not actae._owns
+    -- in the query: on Citus it runs on the shards as another role.
+    v_roles := actae._member_of();
+    -- Named as the caller's own new channel would be: not the other tenant's channel id.
+    if exists (
+        select 1 from actae.langgraph_threads as t
+        inner join actae.channels as c on t.channel_id = c.channel_id
+        where t.thread_id = p_thread_id and v_roles is not null and not c.tenant = any(v_roles)
+    ) then
+        perform actae._no_channel(v_name);
+    end if;
+    if octet_length(v_name) <= 256
+        and not exists (select 1 from actae.channels as c where c.channel_id = v_name)
+        then
+        -- Another thread namespace may want the same name ('a:b' and namespace '' against
+        -- 'a' and namespace 'b'): the later of two concurrent creators waits for the
+        -- earlier one here and then takes a uuid name instead of failing (23505).
+        insert into actae.langgraph_threads (channel_id, thread_id, checkpoint_ns)
+        values (v_name, p_thread_id, p_checkpoint_ns)
+        on conflict (channel_id) do nothing;
+        if found then
+            o_channel_id := v_name;
+        end if;
+    end if;
+    if o_channel_id is null then
+        o_channel_id := 'langgraph:' || gen_random_uuid();
+        insert into actae.langgraph_threads (channel_id, thread_id, checkpoint_ns)
+        values (o_channel_id, p_thread_id, p_checkpoint_ns);
+    end if;
+    if p_with_channel then
+        insert into actae.channels (channel_id, tenant)
+        values (o_channel_id, actae._new_channel_tenant(o_channel_id))
+        on conflict (channel_id) do nothing
+        returning tenant into o_tenant;
+        if not found then
+            o_tenant := actae._channel_tenant(o_channel_id);
+        end if;
+    end if;
+end;
+$$;
+
+-- actae._langgraph_channel — the channel id of a thread namespace's mapping, locked FOR KEY
+-- SHARE until the caller's transaction ends (_langgraph_lock_mapping), so a concurrent
+-- langgraph_delete_thread is waited for (once it has committed the mapping is gone) and no
+-- delete can remove the mapping before the caller's transaction ends. Null when there is
+-- none and p_create is false; with p_create a namespace without one gets a new mapping
+-- (_langgraph_new_mapping, which also refuses another tenant's thread), whose channel the
+-- caller creates (copy_thread and fork_thread fork into it).
 create or replace function actae._langgraph_channel(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -77,47 +191,44 @@ language plpgsql
 volatile
 as $$
 declare
-    v_channel_id text;
-    v_roles oid [];
+    v_map record := actae._langgraph_lock_mapping(p_thread_id, p_checkpoint_ns);
 begin
-    select t.channel_id into v_channel_id from actae.langgraph_threads as t
-    where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
-    if found or not p_create then
-        return v_channel_id;
+    if v_map.o_channel_id is null and p_create then
+        v_map := actae._langgraph_new_mapping(p_thread_id, p_checkpoint_ns, false);
     end if;
-    perform pg_advisory_xact_lock(
-        hashtextextended('actae.langgraph_threads' || chr(31) || p_thread_id || chr(31)
-            || p_checkpoint_ns, 0)
-    );
-    select t.channel_id into v_channel_id from actae.langgraph_threads as t
-    where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
-    if found then
-        return v_channel_id;
+    return v_map.o_channel_id;
+end;
+$$;
+
+-- actae._langgraph_namespace_channel — the channel a writer of a thread namespace appends to
+-- (langgraph_put, langgraph_put_writes, langgraph_channel): the mapped one, or, when the
+-- namespace has no mapping (none yet, or a concurrent langgraph_delete_thread removed it), a
+-- new mapping and channel (empty, the caller's tenant's; see _langgraph_new_mapping). The
+-- mapping is looked up once and stays locked until the caller's transaction ends
+-- (_langgraph_lock_mapping, which reads the channel's tenant in the same statement), so the
+-- channel is not deleted under the writer, and a mapping whose channel is gone is never
+-- given a new channel silently.
+-- Raises: AC404 'channel langgraph:<thread_id>[:<checkpoint_ns>] does not exist', naming the
+-- channel the caller's namespace would get (never another tenant's channel id), when the
+-- namespace's channel is another tenant's or gone, or the thread is another tenant's.
+create or replace function actae._langgraph_namespace_channel(
+    p_thread_id text,
+    p_checkpoint_ns text
+) returns text
+language plpgsql
+volatile
+as $$
+declare
+    v_map record := actae._langgraph_lock_mapping(p_thread_id, p_checkpoint_ns);
+begin
+    if v_map.o_channel_id is null then
+        v_map := actae._langgraph_new_mapping(p_thread_id, p_checkpoint_ns, true);
     end if;
-    -- Tenants from actae._member_of (null: a superuser, a member of all), not actae._owns
-    -- in the query: on Citus it runs on the shards as another role.
-    v_roles := actae._member_of();
-    select t.channel_id into v_channel_id from actae.langgraph_threads as t
-    inner join actae.channels as c on c.channel_id = t.channel_id
-    where t.thread_id = p_thread_id and v_roles is not null and not c.tenant = any(v_roles)
-    limit 1;
-    -- Named as the caller's own new channel would be: not the other tenant's channel id.
-    if found then
+    if v_map.o_tenant is null or not actae._owns(v_map.o_tenant) then
         perform actae._no_channel('langgraph:' || p_thread_id
             || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end);
     end if;
-    v_channel_id := 'langgraph:' || p_thread_id
-        || case when p_checkpoint_ns = '' then '' else ':' || p_checkpoint_ns end;
-    if octet_length(v_channel_id) > 256
-        or exists (select 1 from actae.channels as c where c.channel_id = v_channel_id)
-        or exists (
-            select 1 from actae.langgraph_threads as t where t.channel_id = v_channel_id
-        ) then
-        v_channel_id := 'langgraph:' || gen_random_uuid();
-    end if;
-    insert into actae.langgraph_threads (channel_id, thread_id, checkpoint_ns)
-    values (v_channel_id, p_thread_id, p_checkpoint_ns);
-    return v_channel_id;
+    return v_map.o_channel_id;
 end;
 $$;
 
@@ -274,9 +385,53 @@ begin
 end;
 $$;
 
--- actae._langgraph_check_values — AC400 unless every channel value of the checkpoint that
--- carries serialized data ({"data": ...}) has a text "type" and base64 "data", so every
--- stored checkpoint can be read back.
+-- actae._langgraph_stored_value — true when p_value has the shape of a value the saver
+-- stores and reads back (a channel value, a pending write's value, an encoded checkpoint
+-- field): {"value": any} (without "data" or "blob"), or {"type": text, "data": text} (its
+-- data base64: see _langgraph_bad_base64).
+create or replace function actae._langgraph_stored_value(
+    p_value jsonb
+) returns boolean
+language sql
+immutable
+as $$
+    select coalesce(jsonb_typeof(p_value) = 'object' and case
+        when p_value ? 'data' then jsonb_typeof(p_value -> 'type') = 'string'
+            and jsonb_typeof(p_value -> 'data') = 'string'
+        else p_value ? 'value' and not p_value ? 'blob'
+    end, false)
+$$;
+
+-- actae._langgraph_bad_base64 — true when some element of p_values that has a "data" holds
+-- text that is not base64 (PostgreSQL's decoder: line breaks are skipped, padding is
+-- required). One subtransaction for the whole array, none for an empty or null one (no
+-- statement either: callers pass only values that have a "data").
+create or replace function actae._langgraph_bad_base64(
+    p_values jsonb[]
+) returns boolean
+language plpgsql
+immutable
+as $$
+begin
+    if coalesce(cardinality(p_values), 0) = 0 then
+        return false;
+    end if;
+    begin
+        perform decode(v.value ->> 'data', 'base64')
+        from unnest(p_values) as v (value)
+        where jsonb_typeof(v.value) = 'object' and v.value ? 'data';
+    exception when invalid_parameter_value then
+        return true;
+    end;
+    return false;
+end;
+$$;
+
+-- actae._langgraph_check_values — AC400 naming checkpoint unless the checkpoint (as sent,
+-- before its blobs are inlined) has the shape the saver reads back: "channel_values" a JSON
+-- object whose every value is a stored value (_langgraph_stored_value, base64 data) or a
+-- blob reference {"type": text, "blob": i} (the index is checked by
+-- _langgraph_inline_blobs), and "encoded", when present, an object of stored values.
 create or replace function actae._langgraph_check_values(
     p_checkpoint jsonb
 ) returns void
@@ -284,27 +439,51 @@ language plpgsql
 immutable
 as $$
 declare
-    v_value jsonb;
+    -- jsonb_each refuses a non-object: each query runs only once the type is known.
+    v_bad boolean := jsonb_typeof(p_checkpoint -> 'channel_values') is distinct from 'object';
 begin
-    if jsonb_typeof(p_checkpoint -> 'channel_values') is distinct from 'object' then
+    -- One statement: a value of another shape, or data that is not base64 (either way the
+    -- checkpoint is refused, so the order the two are evaluated in does not matter).
+    if not v_bad then
+        v_bad := exists (
+            select 1 from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
+            where not actae._langgraph_stored_value(v.value)
+                and not (jsonb_typeof(v.value) = 'object' and v.value ? 'blob'
+                    and jsonb_typeof(v.value -> 'type') = 'string')
+        ) or actae._langgraph_bad_base64(array(
+            select v.value from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
+            where v.value ? 'data'
+        ));
+    end if;
+    if v_bad then
+        perform actae._raise(
+            'AC400',
+            'checkpoint must have "channel_values": a JSON object of {"value": any},'
+            || ' {"type": text, "data": base64} or {"type": text, "blob": i}',
+            jsonb_build_object('argument', 'checkpoint')
+        );
+    end if;
+    if not p_checkpoint ? 'encoded' then
         return;
     end if;
-    for v_value in
-        select v.value from jsonb_each(p_checkpoint -> 'channel_values') as v (channel, value)
-        where jsonb_typeof(v.value) = 'object' and v.value ? 'data'
-    loop
-        begin
-            if jsonb_typeof(v_value -> 'type') is distinct from 'string' then
-                raise exception using errcode = '22023';
-            end if;
-            perform decode(v_value ->> 'data', 'base64');
-        exception when others then
-            perform actae._raise(
-                'AC400', 'a channel value with "data" needs a text "type" and base64 "data"',
-                jsonb_build_object('argument', 'checkpoint')
-            );
-        end;
-    end loop;
+    v_bad := jsonb_typeof(p_checkpoint -> 'encoded') <> 'object';
+    if not v_bad then
+        v_bad := exists (
+            select 1 from jsonb_each(p_checkpoint -> 'encoded') as v (field, value)
+            where not actae._langgraph_stored_value(v.value)
+        ) or actae._langgraph_bad_base64(array(
+            select v.value from jsonb_each(p_checkpoint -> 'encoded') as v (field, value)
+            where v.value ? 'data'
+        ));
+    end if;
+    if v_bad then
+        perform actae._raise(
+            'AC400',
+            'checkpoint "encoded" must be a JSON object of {"value": any} or'
+            || ' {"type": text, "data": base64}',
+            jsonb_build_object('argument', 'checkpoint')
+        );
+    end if;
 end;
 $$;
 
@@ -358,10 +537,17 @@ $$;
 -- covers the event; the state is compared with the stored snapshot on a repeat only.
 -- p_blobs carries large serialized channel values as bytes, so they are not sent as JSON:
 -- a channel value {"type": t, "blob": i} in the checkpoint is stored as {"type": t, "data":
--- base64 of p_blobs[i]} (see _langgraph_inline_blobs).
+-- base64 of p_blobs[i]} (see _langgraph_inline_blobs). A put that meets a concurrent
+-- langgraph_delete_thread of the thread waits for it and stores the checkpoint in the thread
+-- started afresh (_langgraph_namespace_channel), never in the deleted channel.
+-- Only a checkpoint the saver can read back is stored: "channel_values" a JSON object of
+-- {"value": any}, {"type": text, "data": base64} or {"type": text, "blob": i}; "encoded"
+-- (when present) an object of the first two; "id" (when present) equal to p_checkpoint_id.
 -- Raises: AC400 bad argument (thread_id 1..1024 bytes, checkpoint_id 1..100 bytes,
--- checkpoint and metadata JSON objects, checkpoint at most 8 MiB, metadata at most 1 MiB,
--- a blob index outside p_blobs), AC409 the checkpoint id was stored with different content.
+-- checkpoint and metadata JSON objects, checkpoint of another shape, checkpoint at most
+-- 8 MiB, metadata at most 1 MiB, a blob index outside p_blobs), AC404 another tenant's thread
+-- (naming 'langgraph:<thread_id>[:<checkpoint_ns>]', not its channel id), AC409 the
+-- checkpoint id was stored with different content.
 create or replace function actae.langgraph_put(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -386,14 +572,22 @@ declare
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
-    perform actae._langgraph_check_values(p_checkpoint);
-    if p_blobs is not null then
-        v_checkpoint := actae._langgraph_inline_blobs(p_checkpoint, p_blobs);
-    end if;
     if p_parent_checkpoint_id is not null then
         perform actae._check_text(p_parent_checkpoint_id, 'parent_checkpoint_id', 100);
     end if;
-    perform actae._langgraph_check_object(v_checkpoint, 'checkpoint');
+    perform actae._langgraph_check_object(p_checkpoint, 'checkpoint');
+    perform actae._langgraph_check_values(p_checkpoint);
+    -- The saver reads the checkpoint's id from its config, and LangGraph from the body.
+    if p_checkpoint ? 'id' and (p_checkpoint -> 'id') is distinct from to_jsonb(p_checkpoint_id)
+        then
+        perform actae._raise(
+            'AC400', 'checkpoint "id", when present, must equal checkpoint_id',
+            jsonb_build_object('argument', 'checkpoint', 'checkpoint_id', p_checkpoint_id)
+        );
+    end if;
+    if p_blobs is not null or jsonb_path_exists(p_checkpoint, '$.channel_values.*.blob') then
+        v_checkpoint := actae._langgraph_inline_blobs(p_checkpoint, p_blobs);
+    end if;
     perform actae._langgraph_check_object(p_metadata, 'metadata');
     perform actae._check_json(v_checkpoint, 'checkpoint', 8388608);
     perform actae._check_json(p_metadata, 'metadata', 1048576);
@@ -402,7 +596,7 @@ begin
         'metadata', p_metadata
     );
     v_channel := actae._lock_channel(
-        actae._langgraph_channel(p_thread_id, p_checkpoint_ns, true), true
+        actae._langgraph_namespace_channel(p_thread_id, p_checkpoint_ns), false
     );
     -- The operation's content hash covers the event (ids, parent, metadata); the state is
     -- compared only when the id was seen before, so a put never hashes a large state.
@@ -455,7 +649,8 @@ end;
 $$;
 
 -- actae.langgraph_put_writes — store one task's pending writes for a checkpoint: each
--- element of p_writes ({"idx": int, "channel": text, "value": any}) is an event
+-- element of p_writes ({"idx": int, "channel": text, "value": v}, v a value as the saver
+-- stores it: {"value": any} or {"type": text, "data": base64}) is an event
 -- 'langgraph.write' of the thread namespace's channel, all in one transaction. The
 -- checkpoint need not be stored yet (LangGraph saves a step's writes in the background).
 -- Guarantees: a regular write (idx >= 0) is recorded once per (checkpoint_id, task_id,
@@ -465,9 +660,12 @@ $$;
 -- savers do). A special write
 -- (idx < 0: error, interrupt, resume, scheduled) keeps its latest value: a changed value is
 -- recorded as a new event that replaces it; the same value again records nothing.
+-- Like langgraph_put, it waits for a concurrent langgraph_delete_thread and then writes into
+-- the thread started afresh, never into the deleted channel.
 -- Returns the number of events recorded.
 -- Raises: AC400 bad argument (checkpoint_id and task_id 1..100 bytes, task_path at most
--- 1024 bytes, writes a JSON array of such objects, each at most 1 MiB).
+-- 1024 bytes, writes a JSON array of such objects, each at most 1 MiB), AC404 another
+-- tenant's thread (naming 'langgraph:<thread_id>[:<checkpoint_ns>]', not its channel id).
 create or replace function actae.langgraph_put_writes(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -502,19 +700,23 @@ begin
             when jsonb_typeof(w.value) <> 'object'
                 or jsonb_typeof(w.value -> 'idx') is distinct from 'number'
                 or jsonb_typeof(w.value -> 'channel') is distinct from 'string'
-                or not w.value ? 'value' then true
+                or not actae._langgraph_stored_value(w.value -> 'value') then true
             else (w.value ->> 'idx')::numeric not between -1000000 and 1000000
                 or (w.value ->> 'idx')::numeric <> trunc((w.value ->> 'idx')::numeric)
         end
-    ) then
+    ) or actae._langgraph_bad_base64(array(
+        select w.value -> 'value' from jsonb_array_elements(p_writes) as w (value)
+        where w.value -> 'value' ? 'data'
+    )) then
         perform actae._raise(
             'AC400',
-            'writes must be a JSON array of {"idx": integer, "channel": text, "value": any}',
+            'writes must be a JSON array of {"idx": integer, "channel": text, "value":'
+            || ' {"value": any} or {"type": text, "data": base64}}',
             jsonb_build_object('argument', 'writes', 'type', jsonb_typeof(p_writes))
         );
     end if;
     v_channel := actae._lock_channel(
-        actae._langgraph_channel(p_thread_id, p_checkpoint_ns, true), true
+        actae._langgraph_namespace_channel(p_thread_id, p_checkpoint_ns), false
     );
     for v_write in select w.value from jsonb_array_elements(p_writes) as w (value) loop
         v_idx := (v_write ->> 'idx')::integer;
@@ -685,6 +887,9 @@ $$;
 -- pending writes are no longer visible, and a later put starts the thread afresh (in a new
 -- channel). Each namespace's channel is deleted with its events, snapshots and executions,
 -- or, when a copied or forked thread inherits from it, closed and left to purge.
+-- A write to the thread in flight (put, put_writes, langgraph_channel: they hold the mapping
+-- FOR KEY SHARE) commits first and is forgotten with the thread; one that comes while the
+-- delete runs waits for it and starts the thread afresh.
 -- Returns the number of namespaces forgotten (0 for an unknown thread, or another tenant's:
 -- not an error).
 -- Raises: AC400 bad thread_id.
@@ -766,19 +971,64 @@ begin
 end;
 $$;
 
+-- actae._langgraph_fork_cut — where a fork of thread namespace channel p_channel_id at its
+-- checkpoint p_row ends: just before the first event, after p_row's, of a later checkpoint
+-- (a greater checkpoint id, or a pending write for one); the channel's head when there is
+-- none. The caller holds the channel's lock (actae._lock_channel).
+create or replace function actae._langgraph_fork_cut(
+    p_channel_id text,
+    p_row actae.langgraph_checkpoints
+) returns bigint
+language plpgsql
+stable
+as $$
+declare
+    v_cut bigint;
+begin
+    select min(l.cursor) - 1 into v_cut
+    from (
+        select k.cursor from actae.langgraph_checkpoints as k
+        where k.channel_id = p_channel_id and k.checkpoint_id > p_row.checkpoint_id
+        union all
+        select w.cursor from actae.langgraph_writes as w
+        where w.channel_id = p_channel_id and w.checkpoint_id > p_row.checkpoint_id
+    ) as l
+    where l.cursor > p_row.cursor;
+    if v_cut is null then
+        select c.head_cursor into v_cut from actae.channels as c
+        where c.channel_id = p_channel_id;
+    end if;
+    return v_cut;
+end;
+$$;
+
 -- actae.langgraph_fork_thread — a new thread p_new_thread_id that starts at checkpoint
--- p_checkpoint_id of a thread namespace. It is a fork_channel, so it costs the same whatever
--- the history's length, cut just before the first event of a later checkpoint (a
--- checkpoint with a greater id, or a pending write for one): the new thread holds the
--- checkpoint, everything recorded before it, and the pending writes of the checkpoint's own
--- step recorded before that cut (LangGraph saves writes in the background, so they may
--- come after the next checkpoint; a step whose writes are missing is simply re-run). Every
--- tool execution completed by the cut — every durable tool call of the checkpoint's step,
--- since the next step starts after it ends — replays in the new thread; p_tool_policies is
--- fork_channel's (replay, live or block per tool name).
--- Raises: AC400 bad argument, AC404 unknown thread or checkpoint (another tenant's thread
--- is unknown: the same error, whether the checkpoint exists there or not), AC409 the new
--- thread already exists.
+-- p_checkpoint_id (C) of a thread's root namespace ('', the only p_checkpoint_ns accepted: a
+-- thread is resumed from its root), with the subgraph namespaces needed to resume there. The
+-- root is cut just before the first event of a later checkpoint (a checkpoint with a greater
+-- id, or a pending write for one): the new thread holds the checkpoint, everything recorded
+-- before it, and the pending writes of the checkpoint's own step recorded before that cut
+-- (LangGraph saves writes in the background, so they may come after the next checkpoint; a
+-- step whose writes are missing is simply re-run). LangGraph links a subgraph checkpoint to
+-- the root checkpoint of its step by metadata parents[''] (nested subgraphs too). Forked
+-- with the root, each with its mapping and index, cut the same way at its last checkpoint
+-- with parents[''] at most C: a namespace with task ids ('node:<task_id>', ':' in it) that
+-- has a checkpoint of C's step (parents[''] = C), such as a subgraph interrupted in that
+-- step, which so resumes in the new thread where it stopped instead of running again; and a
+-- persistent one (a subgraph compiled with checkpointer=True: a namespace without task ids,
+-- no ':', whose history spans steps) that has a checkpoint of C's step or an earlier one.
+-- Left out: task namespaces of earlier steps (finished; LangGraph does not read them when it
+-- resumes at C), namespaces only of later steps, and another tenant's (as copy_thread leaves
+-- those out). Cost: one fork_channel (constant in the history's length, a few locks) per
+-- namespace forked, so per subgraph of C's step and persistent subgraph, not per earlier
+-- step; choosing them reads, without locks, the mappings of the thread's namespaces and the
+-- checkpoint index rows of its subgraph namespaces. Every tool execution completed by a cut
+-- (every durable tool call of the checkpoint's step, since the next step starts after it
+-- ends) replays in the new thread; p_tool_policies is fork_channel's (replay, live or block
+-- per tool name), for every namespace. Returns the root namespace's fork.
+-- Raises: AC400 bad argument (checkpoint_ns other than ''), AC404 unknown thread or
+-- checkpoint (another tenant's thread is unknown: the same error, whether the checkpoint
+-- exists there or not), AC409 the new thread already exists.
 create or replace function actae.langgraph_fork_thread(
     p_thread_id text,
     p_checkpoint_ns text,
@@ -794,11 +1044,21 @@ as $$
 declare
     v_channel_id text;
     v_row actae.langgraph_checkpoints;
+    v_map actae.langgraph_threads;
     v_target_id text;
     v_cut bigint;
     v_fork actae.fork_result;
+    v_roles oid [];
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
+    if p_checkpoint_ns <> '' then
+        perform actae._raise(
+            'AC400',
+            'checkpoint_ns must be '''': a thread is forked at a checkpoint of its root'
+            || ' namespace, and its subgraphs'' namespaces come with it',
+            jsonb_build_object('argument', 'checkpoint_ns', 'checkpoint_ns', p_checkpoint_ns)
+        );
+    end if;
     perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
     perform actae._check_text(p_new_thread_id, 'new_thread_id', 1024);
     v_channel_id := actae._langgraph_channel(p_thread_id, p_checkpoint_ns, false);
@@ -818,22 +1078,43 @@ begin
     end if;
     perform actae._langgraph_require_new_thread(p_new_thread_id, 'new_thread_id');
     perform actae._lock_channel(v_channel_id, false);
-    select min(l.cursor) - 1 into v_cut
-    from (
-        select k.cursor from actae.langgraph_checkpoints as k
-        where k.channel_id = v_channel_id and k.checkpoint_id > p_checkpoint_id
-        union all
-        select w.cursor from actae.langgraph_writes as w
-        where w.channel_id = v_channel_id and w.checkpoint_id > p_checkpoint_id
-    ) as l
-    where l.cursor > v_row.cursor;
-    if v_cut is null then
-        select c.head_cursor into v_cut from actae.channels as c
-        where c.channel_id = v_channel_id;
-    end if;
+    v_cut := actae._langgraph_fork_cut(v_channel_id, v_row);
     v_target_id := actae._langgraph_channel(p_new_thread_id, p_checkpoint_ns, true);
     v_fork := actae.fork_channel(v_channel_id, v_cut, v_target_id, null, p_tool_policies);
     perform actae._langgraph_copy_index(v_channel_id, v_target_id, v_cut);
+    -- The caller's subgraph namespaces needed to resume at the checkpoint, in one query
+    -- (tenants as in langgraph_delete_thread; on Citus each exists is pushed down to the
+    -- shards, co-located on channel_id).
+    v_roles := actae._member_of();
+    for v_map in
+        select t.* from actae.langgraph_threads as t
+        where t.thread_id = p_thread_id and t.checkpoint_ns <> ''
+            and (v_roles is null or exists (
+                select from actae.channels as c
+                where c.channel_id = t.channel_id and c.tenant = any(v_roles)
+            ))
+            and exists (
+                select from actae.langgraph_checkpoints as k
+                where k.channel_id = t.channel_id and case
+                    when strpos(t.checkpoint_ns, ':') = 0
+                        then (k.metadata -> 'parents' ->> '') <= p_checkpoint_id
+                    else (k.metadata -> 'parents' ->> '') = p_checkpoint_id
+                end
+            )
+        order by t.checkpoint_ns
+    loop
+        perform actae._lock_channel(v_map.channel_id, false);
+        select k.* into v_row from actae.langgraph_checkpoints as k
+        where k.channel_id = v_map.channel_id
+            and (k.metadata -> 'parents' ->> '') <= p_checkpoint_id
+        order by k.checkpoint_id desc
+        limit 1;
+        continue when not found;
+        v_cut := actae._langgraph_fork_cut(v_map.channel_id, v_row);
+        v_target_id := actae._langgraph_channel(p_new_thread_id, v_map.checkpoint_ns, true);
+        perform actae.fork_channel(v_map.channel_id, v_cut, v_target_id, null, p_tool_policies);
+        perform actae._langgraph_copy_index(v_map.channel_id, v_target_id, v_cut);
+    end loop;
     return v_fork;
 end;
 $$;
@@ -948,8 +1229,10 @@ $$;
 
 -- actae.langgraph_channel — the channel of a thread namespace, created (empty) when it does
 -- not exist yet: where durable tools of the thread record their executions, so a copied or
--- forked thread inherits them.
--- Raises: AC400 bad argument.
+-- forked thread inherits them. A thread namespace a concurrent langgraph_delete_thread is
+-- deleting gets a new channel once the delete commits (never the deleted one).
+-- Raises: AC400 bad argument, AC404 another tenant's thread (naming the channel the
+-- caller's namespace would get: 'langgraph:<thread_id>[:<checkpoint_ns>]').
 create or replace function actae.langgraph_channel(
     p_thread_id text,
     p_checkpoint_ns text default ''
@@ -959,17 +1242,8 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-declare
-    v_channel_id text;
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
-    v_channel_id := actae._langgraph_channel(p_thread_id, p_checkpoint_ns, true);
-    insert into actae.channels (channel_id, tenant)
-    values (v_channel_id, actae._new_channel_tenant(v_channel_id))
-    on conflict (channel_id) do nothing;
-    if not actae._owns_channel(v_channel_id) then
-        perform actae._no_channel(v_channel_id);
-    end if;
-    return v_channel_id;
+    return actae._langgraph_namespace_channel(p_thread_id, p_checkpoint_ns);
 end;
 $$;

@@ -50,7 +50,7 @@ from actae import calls
 from actae._runtime import retrieve
 from actae.client import ActaeClient, SyncActaeClient
 from actae.context import ToolContext
-from actae.migrate import migrate
+from actae.migrate import MigrationError, migrate
 from actae.models import ForkResult
 
 __all__ = [
@@ -131,7 +131,7 @@ class _Codec:
         thread_id, ns = str(conf["thread_id"]), conf.get("checkpoint_ns", "")
         state, blobs = self._state(checkpoint)
         call = calls.langgraph_put(
-            thread_id, ns, checkpoint["id"], conf.get("checkpoint_id"), state,
+            thread_id, ns, checkpoint["id"], _checkpoint_id(config), state,
             get_serializable_checkpoint_metadata(config, metadata), blobs,
         )
         next_config: RunnableConfig = {"configurable": {
@@ -155,7 +155,7 @@ class _Codec:
     def _get_call(config: RunnableConfig) -> calls.Call[list[Row]]:
         conf = _configurable(config)
         return calls.langgraph_get_tuple(
-            str(conf["thread_id"]), conf.get("checkpoint_ns", ""), get_checkpoint_id(config)
+            str(conf["thread_id"]), conf.get("checkpoint_ns", ""), _checkpoint_id(config)
         )
 
     @staticmethod
@@ -167,8 +167,8 @@ class _Codec:
         thread_id = conf.get("thread_id")
         return calls.langgraph_list(
             None if thread_id is None else str(thread_id), conf.get("checkpoint_ns"),
-            filter or None, None if before is None else get_checkpoint_id(before), limit,
-            None if config is None else get_checkpoint_id(config),
+            filter or None, None if before is None else _checkpoint_id(before), limit,
+            None if config is None else _checkpoint_id(config),
         )
 
     def _tuple(self, row: Row) -> CheckpointTuple:
@@ -195,6 +195,12 @@ def _configurable(config: RunnableConfig) -> dict[str, Any]:
     """``config["configurable"]``: a KeyError when it is missing, as LangGraph's savers."""
     conf: dict[str, Any] = cast("Mapping[str, Any]", config)["configurable"]
     return conf
+
+
+def _checkpoint_id(config: RunnableConfig) -> str | None:
+    """The config's checkpoint id, None when it names none: a missing or empty one ("" means
+    no id, the latest checkpoint, as for LangGraph's InMemorySaver and PostgresSaver)."""
+    return get_checkpoint_id(config) or None
 
 
 def _plain(value: Any) -> bool:
@@ -242,8 +248,10 @@ class ActaeSaver(_Codec, BaseCheckpointSaver[int]):
             yield cls(client, serde=serde)
 
     def setup(self) -> None:
-        """Apply Actae's migrations (the saver's schema included); safe to repeat."""
-        migrate(_conninfo(self.client.pool))
+        """Apply Actae's migrations (the saver's schema included); safe to repeat. For a
+        login that may not migrate (an agent), a no-op when the saver's functions are
+        installed for it, else a MigrationError saying to run ``actae migrate``."""
+        _setup(_conninfo(self.client.pool))
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         rows = self.client.run(self._get_call(config))
@@ -287,8 +295,9 @@ class ActaeSaver(_Codec, BaseCheckpointSaver[int]):
         self, config: RunnableConfig, new_thread_id: str,
         tool_policies: Mapping[str, str] | None = None,
     ) -> ForkResult:
-        """Start thread new_thread_id at the checkpoint config names (Actae's fork_channel:
-        constant cost; completed durable tool calls replay in the new thread)."""
+        """Start thread new_thread_id at the checkpoint config names, one of the root
+        namespace, with the subgraph namespaces of its step (Actae's fork_channel per
+        namespace: constant cost; completed durable tool calls replay in the new thread)."""
         return self.client.run(_fork_call(config, new_thread_id, tool_policies))
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -352,8 +361,8 @@ class AsyncActaeSaver(_Codec, BaseCheckpointSaver[int]):
             yield cls(client, serde=serde)
 
     async def setup(self) -> None:
-        """Apply Actae's migrations (the saver's schema included); safe to repeat."""
-        await asyncio.to_thread(migrate, _conninfo(self.client.pool))
+        """See ActaeSaver.setup."""
+        await asyncio.to_thread(_setup, _conninfo(self.client.pool))
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         rows = await self.client.run(self._get_call(config))
@@ -460,6 +469,59 @@ def _conninfo(pool: Any) -> str:
     return make_conninfo(conninfo, **given)
 
 
+# Every function the saver calls, with the signature it calls: setup() from a login that may
+# not migrate checks that they are there for it.
+_SAVER_FUNCTIONS = (
+    "actae.langgraph_put(text, text, text, text, jsonb, jsonb, bytea[])",
+    "actae.langgraph_put_writes(text, text, text, text, text, jsonb)",
+    "actae.langgraph_get_tuple(text, text, text)",
+    "actae.langgraph_list(text, text, jsonb, text, integer, text)",
+    "actae.langgraph_delete_thread(text)",
+    "actae.langgraph_copy_thread(text, text)",
+    "actae.langgraph_fork_thread(text, text, text, text, jsonb)",
+    "actae.langgraph_prune(text[], text)",
+    "actae.langgraph_delete_for_runs(text[])",
+    "actae.langgraph_channel(text, text)",
+)
+
+
+def _saver_installed(conninfo: str) -> bool:
+    """True when every function the saver calls exists and the login may execute it, and
+    the login is no migrator (it may not create objects in schema actae: a migrator's 42501
+    is a failed migration, not something to skip)."""
+    try:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            row = conn.execute(
+                "select coalesce(bool_and(f.oid is not null"
+                " and has_function_privilege(f.oid, 'execute')), false)"
+                " and coalesce((select not has_schema_privilege(n.oid, 'create')"
+                " from pg_catalog.pg_namespace as n where n.nspname = 'actae'), false)"
+                " from unnest(%s::text[]) as s (signature),"
+                " lateral (select to_regprocedure(s.signature)::oid as oid) as f",
+                (list(_SAVER_FUNCTIONS),)).fetchone()
+    except psycopg.errors.InsufficientPrivilege:  # no usage of schema actae
+        return False
+    return row is not None and bool(row[0])
+
+
+def _setup(conninfo: str) -> None:
+    """migrate(conninfo). A login that may not migrate (an agent, refused with 42501 before
+    anything is applied) gets a no-op when every function the saver calls exists and it may
+    execute them (an operator migrated the database), else a MigrationError naming the fix.
+    Such a login cannot read which migrations are applied: other pending ones stay pending."""
+    try:
+        migrate(conninfo)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        if _saver_installed(conninfo):
+            return
+        raise MigrationError(
+            f"saver.setup() cannot migrate as this login ({exc.diag.message_primary}): run"
+            " `actae migrate` (or setup()) as the database owner or a superuser; a login that"
+            " may not migrate can use the saver (and its setup() does nothing) once the"
+            " saver's functions are installed and it may execute them (actae_agent)"
+        ) from exc
+
+
 def _thread_ids(thread_ids: Sequence[str]) -> list[str]:
     if isinstance(thread_ids, str):
         raise TypeError("thread_ids must be a sequence of thread ids, not a str")
@@ -470,8 +532,8 @@ def _fork_call(
     config: RunnableConfig, new_thread_id: str, tool_policies: Mapping[str, str] | None
 ) -> calls.Call[ForkResult]:
     conf = _configurable(config)
-    checkpoint_id = get_checkpoint_id(config)
-    if not checkpoint_id:
+    checkpoint_id = _checkpoint_id(config)
+    if checkpoint_id is None:
         raise ValueError("fork_thread needs a config with a checkpoint_id")
     return calls.langgraph_fork_thread(
         str(conf["thread_id"]), conf.get("checkpoint_ns", ""), checkpoint_id,
@@ -523,6 +585,7 @@ class DurableTool(BaseTool):
 
     inner: BaseTool
     client: Any
+    loop: Any = None  # an AsyncActaeSaver's event loop, for the sync graph API
     lease_seconds: int = 60
     dedup_fields: list[str] | None = None
 
@@ -531,6 +594,8 @@ class DurableTool(BaseTool):
         return thread_id, f"langgraph:{ns}:{call_id}"
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        if not isinstance(self.client, SyncActaeClient):
+            return self._invoke_on_loop(input, config, **kwargs)
         call_id, args = _tool_call(input)
         thread_id, key = self._key(config, call_id)
         client: SyncActaeClient = self.client
@@ -551,6 +616,10 @@ class DurableTool(BaseTool):
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
+        if isinstance(self.client, SyncActaeClient):
+            # A blocking client under the async graph API: the blocking call in a worker
+            # thread, as ActaeSaver's own async methods run.
+            return await asyncio.to_thread(self.invoke, input, config, **kwargs)
         call_id, args = _tool_call(input)
         thread_id, key = self._key(config, call_id)
         client: ActaeClient = self.client
@@ -567,6 +636,23 @@ class DurableTool(BaseTool):
             effect, channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
             dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
         return _message(result, call_id, self.name)
+
+    def _invoke_on_loop(self, input: Any, config: RunnableConfig | None, **kwargs: Any) -> Any:
+        """invoke with an asyncio client: ainvoke on the AsyncActaeSaver's loop from this
+        (another) thread, as AsyncActaeSaver's own blocking methods run."""
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if self.loop is None or running is self.loop:
+            raise TypeError(
+                f"durable tool {self.name!r} was called synchronously (graph.invoke) but"
+                " durable_tool was given an asyncio ActaeClient: give it an ActaeSaver or a"
+                " SyncActaeClient, or an AsyncActaeSaver (then graph.invoke must run in"
+                " another thread than the saver's event loop), or run the graph with"
+                " graph.ainvoke")
+        return asyncio.run_coroutine_threadsafe(
+            self.ainvoke(input, config, **kwargs), self.loop).result()
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("DurableTool runs through invoke / ainvoke")
@@ -606,13 +692,21 @@ def durable_tool(
     (the tool is not called again) after a crash, a retry, a resume, or in a thread copied
     or forked from this one; a call cut off mid-way is re-run with the same
     ``current_tool_context().idempotency_key``, which the tool should hand to its provider.
-    The tool's result must be JSON (a str becomes the ToolMessage content as is). Use a
-    SyncActaeClient / ActaeSaver for ``invoke`` and an ActaeClient / AsyncActaeSaver for
-    ``ainvoke``.
+    The tool's result must be JSON (a str becomes the ToolMessage content as is). Any of
+    them works under both ``invoke`` and ``ainvoke``: a blocking client under ``ainvoke``
+    runs in a worker thread, an AsyncActaeSaver under ``invoke`` (from another thread than
+    its loop, as for the saver itself) runs on the saver's loop; a bare asyncio ActaeClient
+    under ``invoke`` is a TypeError (it has no loop to run on).
     """
-    inner_client = client.client if isinstance(client, ActaeSaver | AsyncActaeSaver) else client
+    # Checked at run time too: an untyped caller may pass anything.
+    inner_client = cast("object", (
+        client.client if isinstance(client, ActaeSaver | AsyncActaeSaver) else client))
+    if not isinstance(inner_client, SyncActaeClient | ActaeClient):
+        raise TypeError("durable_tool needs an ActaeSaver, AsyncActaeSaver, SyncActaeClient or"
+                        f" ActaeClient, not {type(client).__name__}")
     return DurableTool(
         name=tool.name, description=tool.description, args_schema=tool.args_schema,
         inner=tool, client=inner_client, lease_seconds=lease_seconds,
+        loop=client.loop if isinstance(client, AsyncActaeSaver) else None,
         dedup_fields=None if dedup_fields is None else list(dedup_fields),
     )

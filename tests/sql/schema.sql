@@ -663,6 +663,7 @@ CREATE TABLE actae.runs (
     claimed_at timestamp with time zone,
     heartbeat_at timestamp with time zone,
     finished_at timestamp with time zone,
+    lapses integer DEFAULT 0 NOT NULL,
     CONSTRAINT runs_state_check CHECK (actae._run_state_check(status, wake_reason, due_at, claim_token, worker, lease_expires_at, lease_seconds, sleep_key, wait_key, wait_event_type, result, error, finished_at, fence, attempt, failures, max_attempts))
 );
 
@@ -811,6 +812,14 @@ CREATE FUNCTION actae._interval_has_negative_part(p_interval interval) RETURNS b
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _langgraph_bad_base64(jsonb[]); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_bad_base64(p_values jsonb[]) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _langgraph_channel(text, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -859,11 +868,57 @@ CREATE FUNCTION actae._langgraph_drop_channel(p_channel_id text) RETURNS void
     AS $$ (body in sql/) $$;
 
 --
+-- Name: langgraph_checkpoints; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.langgraph_checkpoints (
+    channel_id text NOT NULL,
+    checkpoint_id text NOT NULL,
+    parent_checkpoint_id text,
+    data_channel_id text NOT NULL,
+    cursor bigint NOT NULL,
+    version bigint NOT NULL,
+    metadata jsonb NOT NULL
+);
+
+--
+-- Name: _langgraph_fork_cut(text, actae.langgraph_checkpoints); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_fork_cut(p_channel_id text, p_row actae.langgraph_checkpoints) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _langgraph_inline_blobs(jsonb, bytea[]); Type: FUNCTION; Schema: actae; Owner: -
 --
 
 CREATE FUNCTION actae._langgraph_inline_blobs(p_checkpoint jsonb, p_blobs bytea[]) RETURNS jsonb
     LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_lock_mapping(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_lock_mapping(p_thread_id text, p_checkpoint_ns text, OUT o_channel_id text, OUT o_tenant oid) RETURNS record
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_namespace_channel(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_namespace_channel(p_thread_id text, p_checkpoint_ns text) RETURNS text
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_new_mapping(text, text, boolean); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_new_mapping(p_thread_id text, p_checkpoint_ns text, p_with_channel boolean, OUT o_channel_id text, OUT o_tenant oid) RETURNS record
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -879,6 +934,14 @@ CREATE FUNCTION actae._langgraph_require_new_thread(p_thread_id text, p_argument
 --
 
 CREATE FUNCTION actae._langgraph_split_blobs(p_state jsonb) RETURNS TABLE(checkpoint jsonb, blobs bytea[])
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _langgraph_stored_value(jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_stored_value(p_value jsonb) RETURNS boolean
     LANGUAGE sql IMMUTABLE
     AS $$ (body in sql/) $$;
 
@@ -1071,6 +1134,22 @@ CREATE FUNCTION actae._require(p_missing boolean, p_argument text) RETURNS void
 --
 
 CREATE FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _run_lapse_limit(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_lapse_limit() RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _run_progressed(actae.runs); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_progressed(p_run actae.runs) RETURNS boolean
     LANGUAGE plpgsql STABLE
     AS $$ (body in sql/) $$;
 
@@ -1822,20 +1901,6 @@ CREATE VIEW actae.execution_leases AS
         END AS lease_remaining,
     (e.finished_at - e.claimed_at) AS last_attempt_duration
    FROM actae.executions e;
-
---
--- Name: langgraph_checkpoints; Type: TABLE; Schema: actae; Owner: -
---
-
-CREATE TABLE actae.langgraph_checkpoints (
-    channel_id text NOT NULL,
-    checkpoint_id text NOT NULL,
-    parent_checkpoint_id text,
-    data_channel_id text NOT NULL,
-    cursor bigint NOT NULL,
-    version bigint NOT NULL,
-    metadata jsonb NOT NULL
-);
 
 --
 -- Name: langgraph_threads; Type: TABLE; Schema: actae; Owner: -
@@ -2619,6 +2684,12 @@ GRANT SELECT(heartbeat_at) ON TABLE actae.runs TO actae_auditor;
 GRANT SELECT(finished_at) ON TABLE actae.runs TO actae_auditor;
 
 --
+-- Name: COLUMN runs.lapses; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT(lapses) ON TABLE actae.runs TO actae_auditor;
+
+--
 -- Name: FUNCTION _end_cancelled(p_channel_id text, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2715,6 +2786,12 @@ REVOKE ALL ON FUNCTION actae._inherited_execution(p_channel actae.channels, p_ke
 REVOKE ALL ON FUNCTION actae._interval_has_negative_part(p_interval interval) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _langgraph_bad_base64(p_values jsonb[]); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_bad_base64(p_values jsonb[]) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _langgraph_channel(p_thread_id text, p_checkpoint_ns text, p_create boolean); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -2751,10 +2828,40 @@ REVOKE ALL ON FUNCTION actae._langgraph_copy_index(p_source_id text, p_target_id
 REVOKE ALL ON FUNCTION actae._langgraph_drop_channel(p_channel_id text) FROM PUBLIC;
 
 --
+-- Name: TABLE langgraph_checkpoints; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.langgraph_checkpoints TO actae_auditor;
+
+--
+-- Name: FUNCTION _langgraph_fork_cut(p_channel_id text, p_row actae.langgraph_checkpoints); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_fork_cut(p_channel_id text, p_row actae.langgraph_checkpoints) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _langgraph_inline_blobs(p_checkpoint jsonb, p_blobs bytea[]); Type: ACL; Schema: actae; Owner: -
 --
 
 REVOKE ALL ON FUNCTION actae._langgraph_inline_blobs(p_checkpoint jsonb, p_blobs bytea[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_lock_mapping(p_thread_id text, p_checkpoint_ns text, OUT o_channel_id text, OUT o_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_lock_mapping(p_thread_id text, p_checkpoint_ns text, OUT o_channel_id text, OUT o_tenant oid) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_namespace_channel(p_thread_id text, p_checkpoint_ns text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_namespace_channel(p_thread_id text, p_checkpoint_ns text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_new_mapping(p_thread_id text, p_checkpoint_ns text, p_with_channel boolean, OUT o_channel_id text, OUT o_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_new_mapping(p_thread_id text, p_checkpoint_ns text, p_with_channel boolean, OUT o_channel_id text, OUT o_tenant oid) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _langgraph_require_new_thread(p_thread_id text, p_argument text); Type: ACL; Schema: actae; Owner: -
@@ -2767,6 +2874,12 @@ REVOKE ALL ON FUNCTION actae._langgraph_require_new_thread(p_thread_id text, p_a
 --
 
 REVOKE ALL ON FUNCTION actae._langgraph_split_blobs(p_state jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_stored_value(p_value jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_stored_value(p_value jsonb) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _langgraph_writes(p_channel_id text, p_checkpoint_id text); Type: ACL; Schema: actae; Owner: -
@@ -2911,6 +3024,18 @@ REVOKE ALL ON FUNCTION actae._require(p_missing boolean, p_argument text) FROM P
 --
 
 REVOKE ALL ON FUNCTION actae._run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_lapse_limit(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_lapse_limit() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_progressed(p_run actae.runs); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_progressed(p_run actae.runs) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _run_row(p_row actae.runs, p_outcome text, p_show_token boolean); Type: ACL; Schema: actae; Owner: -
@@ -3410,12 +3535,6 @@ GRANT SELECT ON TABLE actae.channel_lineage TO actae_auditor;
 --
 
 GRANT SELECT ON TABLE actae.execution_leases TO actae_auditor;
-
---
--- Name: TABLE langgraph_checkpoints; Type: ACL; Schema: actae; Owner: -
---
-
-GRANT SELECT ON TABLE actae.langgraph_checkpoints TO actae_auditor;
 
 --
 -- Name: TABLE langgraph_threads; Type: ACL; Schema: actae; Owner: -

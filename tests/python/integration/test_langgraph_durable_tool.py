@@ -31,12 +31,14 @@ from typing import Any
 
 import psycopg
 import psycopg.types.json
+import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from actae.client import ActaeClient
 from actae.langgraph import ActaeSaver, AsyncActaeSaver, current_tool_context, durable_tool
 
 CALL = {"name": "charge", "args": {"order_id": "o-4471", "amount_cents": 4200}, "id": "call_1"}
@@ -216,3 +218,44 @@ def saver_state_messages(dsn: str, thread_id: str) -> list[Any]:
 
 if __name__ == "__main__":
     _child(*sys.argv[1:5])
+
+
+def test_either_saver_works_under_either_graph_api(dsn, conn, unique) -> None:
+    """ActaeSaver under graph.ainvoke, AsyncActaeSaver under graph.invoke (run from another
+    thread than its loop): each charges once, through the ledger."""
+    tables = [_provider_table(conn, unique) for _ in range(2)]
+    replies = [AIMessage(content="", tool_calls=[CALL]), AIMessage(content="charged")]
+
+    async def main() -> list[Any]:
+        with ActaeSaver.from_conn_string(dsn) as saver:
+            graph = _graph(saver, dsn, tables[0], list(replies))
+            first = await graph.ainvoke({"messages": [HumanMessage(content="go")]},
+                                        {"configurable": {"thread_id": unique("lg-thread")}})
+        async with AsyncActaeSaver.from_conn_string(dsn) as saver:
+            graph = _graph(saver, dsn, tables[1], list(replies))
+            second = await asyncio.to_thread(
+                graph.invoke, {"messages": [HumanMessage(content="go")]},
+                {"configurable": {"thread_id": unique("lg-thread")}})
+        return [first, second]
+
+    for state in asyncio.run(main()):
+        assert state["messages"][-1].content == "charged"
+        assert isinstance(state["messages"][-2], ToolMessage)
+    assert [_counts(conn, t) for t in tables] == [(1, 1), (1, 1)]
+
+
+def test_a_bare_async_client_under_invoke_is_a_clear_type_error(dsn, conn, unique) -> None:
+    table = _provider_table(conn, unique)
+
+    async def main() -> None:
+        async with ActaeClient(dsn) as client:
+            wrapped = durable_tool(_provider(dsn, table), client)
+            call = {**CALL, "type": "tool_call"}
+            config = {"configurable": {"thread_id": unique("lg-thread")}}
+            with pytest.raises(TypeError, match="give it an ActaeSaver or a SyncActaeClient"):
+                await asyncio.to_thread(wrapped.invoke, call, config)
+
+    asyncio.run(main())
+    assert _counts(conn, table) == (0, 0)
+    with pytest.raises(TypeError, match="durable_tool needs an ActaeSaver"):
+        durable_tool(_provider(dsn, table), object())  # type: ignore[arg-type]

@@ -42,7 +42,7 @@ update actae.channels set closed_at = closed_at - interval '2 days'
 where channel_id = 'tap-pr-recent';
 -- A LangGraph thread with a pending write, annotated, closed.
 select pg_temp.lg_put('tap-pr-thread', '', 'cp-1', null, '{"owner": "first"}');
-select pg_temp.lg_write('tap-pr-thread', '', 'cp-1', 'task', 0, 'messages', '"hi"');
+select pg_temp.lg_write('tap-pr-thread', '', 'cp-1', 'task', 0, 'messages', '{"value": "hi"}');
 select actae.annotate_channel(pg_temp.lg_channel('tap-pr-thread'), 'first thread', '{}',
     null, 0);
 select pg_temp.lg_channel('tap-pr-thread') as thread_channel \gset
