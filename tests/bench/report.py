@@ -704,8 +704,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   SyncActaeClient claim+complete fell below 0.9x (0.86x; its path did not change, and the
   bare rows it is divided by moved more than it did between the two runs), the gathered
   async run_tool batch rose to 3.85x.
-- **Changed on 2026-12-06, fourth pass** (A/B runs on the development server; this run
-  measures them together):
+- **Changed on 2026-12-06, fourth pass** (A/B runs on the development server; the run of
+  10:06-10:43 UTC measured them together):
   - The driver decodes JSON results with `pydantic_core.from_json` (`actae._json.loads`:
     json.loads's values; json.loads itself for what that parser refuses, such as nesting
     deeper than 200 levels), about 10x faster than json.loads on the small objects of a
@@ -737,16 +737,18 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     completion's clock guard and read). At 8 and 32 clients the two cores are busy, so
     the rate follows these costs: the pgbench rows' 0.58x and 0.56x, where even the
     thinnest pair would spend 1.49x the limit's backend CPU.
-  This run met 32 targets (29 in the run of 07:35): SyncActaeClient claim+complete is back
-  above 0.9x of bare psycopg (0.86x -> 0.97x), SyncActaeClient.run_tool reached 0.85x
-  (0.81x -> 0.86x: the thread hand-off of the next item was not the whole story) and a new
-  step through the SDK is ahead of Absurd's at c = 1 (0.99x -> 1.04x). Client CPU per
-  operation in section 2b against the run before: SyncActaeClient 189 -> 177 us,
-  SyncActaeClient.run_tool 238 -> 223, ActaeClient 291 -> 273, ActaeClient.run_tool
-  349 -> 339, while the bare psycopg rows they are divided by cost 144 -> 160 and
-  235 -> 245 (the same code: this run's machine). The gathered async run_tool batch fell to
-  3.65x (3.85x), ActaeClient.run_tool stayed at 0.82x.
-- **Changed on 2026-12-06, fifth pass** (after this run; not in its tables):
+  The run of 10:06-10:43 met 32 targets (29 in the run of 07:35): SyncActaeClient
+  claim+complete was back above 0.9x of bare psycopg (0.86x -> 0.97x),
+  SyncActaeClient.run_tool reached 0.85x (0.81x -> 0.86x) and a new step through the SDK
+  was ahead of Absurd's at c = 1 (0.99x -> 1.04x). Client CPU per operation in section 2b
+  against the run before it: SyncActaeClient 189 -> 177 us, SyncActaeClient.run_tool
+  238 -> 223, ActaeClient 291 -> 273, ActaeClient.run_tool 349 -> 339, while the bare
+  psycopg rows they are divided by cost 144 -> 160 and 235 -> 245 (the same code: that
+  run's machine). The gathered async run_tool batch fell to 3.65x (3.85x),
+  ActaeClient.run_tool stayed at 0.82x.
+- **Changed on 2026-12-06, fifth pass** (this run measures them, with the fixes of three
+  reviews that landed beside them: the runs' lapse count in claim_run, a lock of the thread
+  mapping in the LangGraph saver's put and put_writes):
   - ActaeClient's plan driver sends a plan's database calls without a coroutine of their
     own, starts a tool with a plain function call, and does not enter the default
     Observer's `plan()` (a no-op context manager) around each run_tool. Client CPU of the
@@ -767,15 +769,25 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     (0.94x); `transition_state` through bare psycopg 2,271 (0.88x), through the driver
     2,115 (0.82x). With synchronous_commit off, backend CPU per call: `transition_state`
     127 us, put 64 us; client CPU: the driver 58 us, LangGraph's put 122 us.
+  This run met 31 targets (32 in the run of 10:06-10:43): the gathered async run_tool batch
+  reached 4x (3.65x -> 4.22x); SyncActaeClient.run_tool fell back under 0.85x (0.86x ->
+  0.84x; its client CPU did not move, 223 -> 221 us, its bare baseline did, 2,232 ->
+  2,267/s) and a new step through the SDK fell behind Absurd's at c = 1 (1.04x -> 0.99x). Client CPU per operation
+  in section 2b against the run before: ActaeClient 273 -> 267 us, ActaeClient.run_tool
+  339 -> 335, SyncActaeClient 177 -> 167, SyncActaeClient.run_tool 223 -> 221; the bare
+  async rows they are divided by 245 -> 242 and 242 -> 231. ActaeClient.run_tool stays at
+  0.83x (0.82x): the 68 us it spends beyond ActaeClient's claim+complete are the plan, the
+  tool's task and its first loop round.
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
-    is 1.95x the hand-written Python rows in this run (the table shows it beside each
+    is 1.97x the hand-written Python rows in this run (the table shows it beside each
     ratio).
   - Replay CPU within 1.3x of a bare primary-key read: a SECURITY DEFINER function with a
     pinned search_path that only does that read costs about 1.3x already (the floor item
-    above); the replay was at 1.53x, 1.42x and 1.45x in the three reports before this one
-    and is 1.36x in this run (54 / 40 us).
+    above); the replay was at 1.53x, 1.42x, 1.45x and 1.36x in the four reports before this
+    one and is 1.44x in this run (49 / 34 us: the bare read is 6 us cheaper than in the last
+    run, the replay 5 us).
   - 1 KB transitions at 1.2x LangGraph at c = 1: a function that only writes the channel
     head, the event and the snapshot (the fifth-pass item above) reaches 0.94x
     PostgresSaver.put, which writes one checkpoint row and its blobs; an event log beside
@@ -790,15 +802,14 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     step ran; at c = 1 each commit is a WAL flush.
   - A replay at 1.2x the peers' raw replays at c = 1: in the server-CPU loop of section 6
     (one connection, prepared, c = 1) the bare primary-key read of the replayed row itself
-    is 7 815 calls/s against Absurd's raw replay at 7 050 and pgtask's at 7 185 (1.11x,
-    1.09x): at one client the round trip, not the server's work, sets the rate. Actae's
-    replay is 7 680 there.
-  - (Listed here in the reports before this one and met in this run: SyncActaeClient.run_tool
-    at 0.85x bare psycopg. A sync tool runs in a worker thread, so run_tool can return at
-    once when the execution is cancelled or its lease lost even if the tool ignores
-    `ctx.should_stop()`; handing a tool that returns at once to that thread and back costs
-    48 us of client CPU on its own. With the driver's cheaper reads of this pass the budget
-    holds it: 0.86x.)
+    is 8 369 calls/s against Absurd's raw replay at 7 975 and pgtask's at 7 900 (1.05x,
+    1.06x): at one client the round trip, not the server's work, sets the rate. Actae's
+    replay is 8 528 there, ahead of the bare read itself.
+  - SyncActaeClient.run_tool at 0.85x bare psycopg: met in the run of 10:06-10:43 (0.86x),
+    0.84x in this one, with the same code; it sits on the line. A sync tool runs in a
+    worker thread, so run_tool can return at once when the execution is cancelled or its
+    lease lost even if the tool ignores `ctx.should_stop()`; handing a tool that returns at
+    once to that thread and back costs 48 us of client CPU on its own.
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
