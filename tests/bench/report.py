@@ -772,8 +772,9 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   This run met 31 targets (32 in the run of 10:06-10:43): the gathered async run_tool batch
   reached 4x (3.65x -> 4.22x); SyncActaeClient.run_tool fell back under 0.85x (0.86x ->
   0.84x; its client CPU did not move, 223 -> 221 us, its bare baseline did, 2,232 ->
-  2,267/s) and a new step through the SDK fell behind Absurd's at c = 1 (1.04x -> 0.99x). Client CPU per operation
-  in section 2b against the run before: ActaeClient 273 -> 267 us, ActaeClient.run_tool
+  2,267/s) and a new step through the SDK fell behind Absurd's at c = 1 (1.04x ->
+  0.99x). Client CPU per operation in section 2b against the run before: ActaeClient
+  273 -> 267 us, ActaeClient.run_tool
   339 -> 335, SyncActaeClient 177 -> 167, SyncActaeClient.run_tool 223 -> 221; the bare
   async rows they are divided by 245 -> 242 and 242 -> 231. ActaeClient.run_tool stays at
   0.83x (0.82x): the 68 us it spends beyond ActaeClient's claim+complete are the plan, the
