@@ -274,6 +274,52 @@ begin
 end;
 $$;
 
+-- actae._run_failed — count one failure of the owner's (locked, running) run p_run, with
+-- error p_error: queued again, due after the backoff (1 s x 2^(failures so far), at most one
+-- hour; the token dies, wake_reason retry) when p_retryable and attempts are left, else
+-- failed for good (no longer due, finished now). Either way its count of lease lapses in a
+-- row goes back to 0. Used by fail_run and by claim_run for a run whose worker was lost 10
+-- times in a row. The caller holds the run row lock.
+create or replace function actae._run_failed(
+    p_run actae.runs,
+    p_error text,
+    p_retryable boolean,
+    p_now timestamptz
+) returns actae.runs
+language plpgsql
+volatile
+as $$
+declare
+    v_row actae.runs;
+begin
+    if p_retryable and p_run.failures + 1 < p_run.max_attempts then
+        update actae.runs as r set
+            failures = r.failures + 1,
+            status = 'queued',
+            error = p_error,
+            claim_token = null,
+            lease_expires_at = null,
+            -- From the locked row (no column inside a stable expression: Citus refuses it).
+            due_at = p_now + make_interval(secs => least(3600, power(2, p_run.failures))),
+            wake_reason = 'retry',
+            lapses = 0
+        where r.channel_id = p_run.channel_id
+        returning r.* into v_row;
+    else
+        update actae.runs as r set
+            failures = r.failures + 1,
+            status = 'failed',
+            error = p_error,
+            due_at = null,
+            finished_at = p_now,
+            lapses = 0
+        where r.channel_id = p_run.channel_id
+        returning r.* into v_row;
+    end if;
+    return v_row;
+end;
+$$;
+
 -- actae.claim_run — lease the oldest due run of p_queue (of one of p_agents when given).
 -- Due: queued / sleeping / waiting whose due_at (start or retry time, wake time, deadline,
 -- or now once the awaited event arrived) has come, or running whose lease lapsed.
@@ -324,7 +370,6 @@ declare
     v_candidate text;
     v_due timestamptz;
     v_lapses integer;
-    v_error text;
     v_roles oid [] := actae._member_of();
 begin
     if (octet_length(p_queue) between 1 and 256
@@ -397,31 +442,9 @@ begin
                 -- retry after the backoff while attempts are left (which also parts it
                 -- from the runs that were lost with it), else failed for good. A run that
                 -- was only on the same worker as the one killing it gets its retry.
-                v_error := format('the run''s worker was lost %s times in a row (its lease'
-                    || ' lapsed each time with no tool call completed: killed, out of'
-                    || ' memory or stalled)', v_lapses);
-                if v_row.failures + 1 < v_row.max_attempts then
-                    update actae.runs as r set
-                        failures = r.failures + 1,
-                        status = 'queued',
-                        error = v_error,
-                        claim_token = null,
-                        lease_expires_at = null,
-                        due_at = v_now + make_interval(
-                            secs => least(3600, power(2, v_row.failures))),
-                        wake_reason = 'retry',
-                        lapses = 0
-                    where r.channel_id = v_row.channel_id;
-                else
-                    update actae.runs as r set
-                        failures = r.failures + 1,
-                        status = 'failed',
-                        error = v_error,
-                        due_at = null,
-                        finished_at = v_now,
-                        lapses = 0
-                    where r.channel_id = v_row.channel_id;
-                end if;
+                perform actae._run_failed(v_row, format('the run''s worker was lost %s times'
+                    || ' in a row (its lease lapsed each time with no tool call completed:'
+                    || ' killed, out of memory or stalled)', v_lapses), true, v_now);
                 continue claim;
             end if;
         end if;
@@ -631,30 +654,10 @@ begin
         perform actae._run_fenced_error(p_channel_id, p_claim_token, 'fail');
     elsif v_row.cancel_requested_at is not null then
         v_row := actae._end_cancelled(p_channel_id, v_now);
-    elsif p_retryable and v_row.failures + 1 < v_row.max_attempts then
-        update actae.runs as r set
-            failures = r.failures + 1,
-            status = 'queued',
-            error = p_error,
-            claim_token = null,
-            lease_expires_at = null,
-            -- From the locked row (no column inside a stable expression: Citus refuses it).
-            due_at = v_now + make_interval(secs => least(3600, power(2, v_row.failures))),
-            wake_reason = 'retry',
-            lapses = 0
-        where r.channel_id = p_channel_id
-        returning r.* into v_row;
-        return actae._run_row(v_row, null, false);
     else
-        update actae.runs as r set
-            failures = r.failures + 1,
-            status = 'failed',
-            error = p_error,
-            due_at = null,
-            finished_at = v_now,
-            lapses = 0
-        where r.channel_id = p_channel_id
-        returning r.* into v_row;
+        v_row := actae._run_failed(v_row, p_error, p_retryable, v_now);
+        -- A requeued run's token is dead: not shown.
+        return actae._run_row(v_row, null, v_row.status = 'failed');
     end if;
     return actae._run_row(v_row, null, true);
 end;

@@ -1130,6 +1130,14 @@ CREATE FUNCTION actae._require(p_missing boolean, p_argument text) RETURNS void
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _run_failed(actae.runs, text, boolean, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._run_failed(p_run actae.runs, p_error text, p_retryable boolean, p_now timestamp with time zone) RETURNS actae.runs
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _run_fenced_error(text, uuid, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -3018,6 +3026,12 @@ REVOKE ALL ON FUNCTION actae._readable() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._require(p_missing boolean, p_argument text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _run_failed(p_run actae.runs, p_error text, p_retryable boolean, p_now timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._run_failed(p_run actae.runs, p_error text, p_retryable boolean, p_now timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _run_fenced_error(p_channel_id text, p_claim_token uuid, p_action text); Type: ACL; Schema: actae; Owner: -
