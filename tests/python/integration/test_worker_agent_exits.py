@@ -4,12 +4,13 @@ runs, and SIGINT / SIGTERM still shut it down gracefully (through stop())."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from actae import SyncActaeClient
@@ -45,11 +46,20 @@ if __name__ == "__main__":
 """
 
 
-def _worker(tmp_path: Path, dsn: str, queue: str, *args: str) -> subprocess.Popen[str]:
+@contextlib.contextmanager
+def _worker(tmp_path: Path, dsn: str, queue: str, *args: str
+            ) -> Iterator[subprocess.Popen[str]]:
+    """A worker process of AGENTS; killed on the way out if the test left it running."""
     (tmp_path / "exit_agents.py").write_text(AGENTS)
     env = {**os.environ, "ACTAE_DSN": dsn, "QUEUE": queue}
-    return subprocess.Popen([sys.executable, "exit_agents.py", *args], env=env, cwd=tmp_path,
+    proc = subprocess.Popen([sys.executable, "exit_agents.py", *args], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def _until(client: SyncActaeClient, channel: str, statuses: tuple[str, ...],
@@ -71,8 +81,7 @@ def test_system_exit_and_keyboard_interrupt_fail_the_run_not_the_worker(
         client.start_run(long, "long", 1.5, queue)
         client.start_run(exits, "exits", {}, queue, max_attempts=2)
         client.start_run(interrupts, "interrupts", {}, queue, max_attempts=1)
-        proc = _worker(tmp_path, dsn, queue)
-        try:
+        with _worker(tmp_path, dsn, queue) as proc:
             assert _until(client, exits, ("failed",), proc) == "failed"
             exited = client.get_run(exits)
             assert (exited.error, exited.failures) == ("SystemExit: agent library gave up", 2)
@@ -86,10 +95,6 @@ def test_system_exit_and_keyboard_interrupt_fail_the_run_not_the_worker(
             _until(client, last, ("running",), proc)
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
         assert proc.returncode == 0, err
         assert "worker returned normally" in out
         assert client.get_run(last).status == "completed"
@@ -101,15 +106,10 @@ def test_sigterm_still_stops_a_worker_whose_agent_exited(
     queue, exits = unique("q"), unique("exits")
     with SyncActaeClient(dsn) as client:
         client.start_run(exits, "exits", {}, queue, max_attempts=1)
-        proc = _worker(tmp_path, dsn, queue)
-        try:
+        with _worker(tmp_path, dsn, queue) as proc:
             _until(client, exits, ("failed",), proc)
             proc.send_signal(signal.SIGTERM)
             out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
     assert proc.returncode == 0, err
     assert "worker returned normally" in out
 
@@ -123,13 +123,8 @@ def test_a_keyboard_interrupt_with_the_default_sigint_handler_also_stops_the_wor
     queue, interrupts = unique("q"), unique("interrupts")
     with SyncActaeClient(dsn) as client:
         client.start_run(interrupts, "interrupts", {}, queue, max_attempts=1)
-        proc = _worker(tmp_path, dsn, queue, "plain-loop")
-        try:
+        with _worker(tmp_path, dsn, queue, "plain-loop") as proc:
             out, err = proc.communicate(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
         assert proc.returncode == 0, err
         assert "worker returned normally" in out
         row = client.get_run(interrupts)
