@@ -253,6 +253,58 @@ as $$
     where w.channel_id = p_channel_id and w.checkpoint_id = p_checkpoint_id
 $$;
 
+-- actae._langgraph_writes_routed — _langgraph_writes for Citus: the same JSON array, read
+-- with one statement per table and channel, each filtered on its distribution column (a
+-- router query), and joined here. Citus refuses a SQL function that reads distributed
+-- tables with parameters, and the writes join the events of another channel (a copied or
+-- forked thread's writes point into its source's events).
+create or replace function actae._langgraph_writes_routed(
+    p_channel_id text,
+    p_checkpoint_id text
+) returns jsonb
+language plpgsql
+stable
+as $$
+declare
+    v_task text [];
+    v_idx integer [];
+    v_data text [];
+    v_cursor bigint [];
+    v_ev_channel text [] := '{}'::text [];
+    v_ev_cursor bigint [] := '{}'::bigint [];
+    v_ev_payload jsonb [] := '{}'::jsonb [];
+    v_channel text;
+    v_writes jsonb;
+begin
+    select array_agg(w.task_id), array_agg(w.idx), array_agg(w.data_channel_id),
+        array_agg(w.cursor)
+    into v_task, v_idx, v_data, v_cursor
+    from actae.langgraph_writes as w
+    where w.channel_id = p_channel_id and w.checkpoint_id = p_checkpoint_id;
+    if v_task is null then
+        return '[]'::jsonb;
+    end if;
+    for v_channel in select distinct d.channel_id from unnest(v_data) as d (channel_id) loop
+        select
+            v_ev_channel || array_agg(e.channel_id),
+            v_ev_cursor || array_agg(e.cursor),
+            v_ev_payload || array_agg(e.payload)
+        into v_ev_channel, v_ev_cursor, v_ev_payload
+        from actae.events as e
+        where e.channel_id = v_channel and e.cursor = any(v_cursor);
+    end loop;
+    select coalesce(jsonb_agg(
+        jsonb_build_array(w.task_id, e.payload -> 'channel', e.payload -> 'value')
+        order by (e.payload ->> 'task_path') collate "C", w.task_id collate "C", w.idx
+    ), '[]'::jsonb)
+    into v_writes
+    from unnest(v_task, v_idx, v_data, v_cursor) as w (task_id, idx, data_channel_id, cursor)
+    inner join unnest(v_ev_channel, v_ev_cursor, v_ev_payload) as e (channel_id, cursor, payload)
+        on w.data_channel_id = e.channel_id and w.cursor = e.cursor;
+    return v_writes;
+end;
+$$;
+
 -- actae._langgraph_split_blobs — the inverse of _langgraph_inline_blobs for reads: the
 -- state with every channel value {"type": t, "data": base64} replaced by {"type": t,
 -- "blob": i}, and the decoded bytes as blobs[i] (blobs null and the state unchanged when
@@ -303,6 +355,8 @@ create or replace function actae._langgraph_drop_channel(
 language plpgsql
 volatile
 as $$
+declare
+    v_now timestamptz;
 begin
     delete from actae.langgraph_writes as w where w.channel_id = p_channel_id;
     delete from actae.langgraph_checkpoints as k where k.channel_id = p_channel_id;
@@ -320,7 +374,10 @@ begin
         select 1 from actae.channels as f
         where f.parent_channel_id is not null and f.lineage_ids @> array[p_channel_id]
     ) then
-        update actae.channels as c set closed_at = coalesce(c.closed_at, actae._now())
+        -- The clock read into a local first: Citus refuses a volatile function inside an
+        -- UPDATE of a distributed table.
+        v_now := actae._now();
+        update actae.channels as c set closed_at = coalesce(c.closed_at, v_now)
         where c.channel_id = p_channel_id;
         return;
     end if;
@@ -787,6 +844,7 @@ as $$
 declare
     v_channel_id text;
     v_row actae.langgraph_checkpoints;
+    v_state jsonb;
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
     select t.channel_id into v_channel_id from actae.langgraph_threads as t
@@ -806,14 +864,30 @@ begin
     if v_row.checkpoint_id is null then
         return;
     end if;
+    if current_setting('citus.version', true) is null then
+        return query
+        select
+            p_thread_id, p_checkpoint_ns, v_row.checkpoint_id, v_row.parent_checkpoint_id,
+            b.checkpoint, v_row.metadata, pw.writes, v_channel_id, b.blobs
+        from actae.snapshots as s
+        cross join lateral actae._langgraph_split_blobs(s.state) as b
+        cross join lateral actae._langgraph_writes(v_channel_id, v_row.checkpoint_id) as pw
+        where s.channel_id = v_row.data_channel_id and s.version = v_row.version;
+        return;
+    end if;
+    -- On Citus: the snapshot by its channel (a router query), then the writes the same way
+    -- (_langgraph_writes_routed); the snapshot's channel is not the thread's for a copy.
+    select s.state into v_state from actae.snapshots as s
+    where s.channel_id = v_row.data_channel_id and s.version = v_row.version;
+    if not found then
+        return;
+    end if;
     return query
     select
         p_thread_id, p_checkpoint_ns, v_row.checkpoint_id, v_row.parent_checkpoint_id,
-        b.checkpoint, v_row.metadata, pw.writes, v_channel_id, b.blobs
-    from actae.snapshots as s
-    cross join lateral actae._langgraph_split_blobs(s.state) as b
-    cross join lateral actae._langgraph_writes(v_channel_id, v_row.checkpoint_id) as pw
-    where s.channel_id = v_row.data_channel_id and s.version = v_row.version;
+        b.checkpoint, v_row.metadata,
+        actae._langgraph_writes_routed(v_channel_id, v_row.checkpoint_id), v_channel_id, b.blobs
+    from actae._langgraph_split_blobs(v_state) as b;
 end;
 $$;
 
@@ -845,6 +919,8 @@ set plan_cache_mode = force_custom_plan
 as $$
 declare
     v_roles oid [] := actae._readable();
+    v_row record;
+    v_state jsonb;
 begin
     if p_thread_id is not null then
         perform actae._check_text(p_thread_id, 'thread_id', 1024);
@@ -853,6 +929,41 @@ begin
         perform actae._langgraph_check_object(p_filter, 'filter');
     end if;
     perform actae._check_range(p_limit, 'limit', 0, 1000000000);
+    if current_setting('citus.version', true) is not null then
+        -- On Citus: the checkpoints (joined with their threads and channels on the
+        -- distribution column), newest first; then each one's snapshot and writes by their
+        -- own channels (router queries), as in langgraph_get_tuple.
+        for v_row in
+            select
+                t.thread_id, t.checkpoint_ns, k.checkpoint_id, k.parent_checkpoint_id,
+                k.metadata, k.channel_id, k.data_channel_id, k.version
+            from actae.langgraph_threads as t
+            inner join actae.langgraph_checkpoints as k on t.channel_id = k.channel_id
+            where (p_thread_id is null or t.thread_id = p_thread_id)
+                and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
+                and (p_filter is null or k.metadata @> p_filter)
+                and (p_before is null or k.checkpoint_id < p_before)
+                and (p_checkpoint_id is null or k.checkpoint_id = p_checkpoint_id)
+                and (v_roles is null or exists (
+                    select from actae.channels as c
+                    where c.channel_id = t.channel_id and c.tenant = any(v_roles)
+                ))
+            order by k.checkpoint_id desc
+            limit p_limit
+        loop
+            select s.state into v_state from actae.snapshots as s
+            where s.channel_id = v_row.data_channel_id and s.version = v_row.version;
+            continue when not found;
+            return query
+            select
+                v_row.thread_id, v_row.checkpoint_ns, v_row.checkpoint_id,
+                v_row.parent_checkpoint_id, b.checkpoint, v_row.metadata,
+                actae._langgraph_writes_routed(v_row.channel_id, v_row.checkpoint_id),
+                v_row.channel_id, b.blobs
+            from actae._langgraph_split_blobs(v_state) as b;
+        end loop;
+        return;
+    end if;
     return query
     select
         l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.parent_checkpoint_id, b.checkpoint,

@@ -954,6 +954,14 @@ CREATE FUNCTION actae._langgraph_writes(p_channel_id text, p_checkpoint_id text)
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _langgraph_writes_routed(text, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._langgraph_writes_routed(p_channel_id text, p_checkpoint_id text) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _last_event(text, bigint, bigint, timestamp with time zone, bigint); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2894,6 +2902,12 @@ REVOKE ALL ON FUNCTION actae._langgraph_stored_value(p_value jsonb) FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._langgraph_writes(p_channel_id text, p_checkpoint_id text) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _langgraph_writes_routed(p_channel_id text, p_checkpoint_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._langgraph_writes_routed(p_channel_id text, p_checkpoint_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _last_event(p_channel_id text, p_lo bigint, p_hi bigint, p_at timestamp with time zone, p_clock bigint, OUT o_cursor bigint, OUT o_clock bigint); Type: ACL; Schema: actae; Owner: -

@@ -196,11 +196,16 @@ def test_forked_thread_replays_the_charge_instead_of_repeating_it(dsn, conn, uni
         forked = _graph(saver, dsn, table, [AIMessage(content="charged again?")])
         state = forked.invoke(None, {"configurable": {"thread_id": fork_id}})
     assert _counts(conn, table) == (1, 1), "the fork replayed the inherited charge"
+    # The channel first, then the claim (on Citus a claim inside a query over a distributed
+    # table would run on a worker).
+    fork_channel = conn.execute(
+        "select channel_id from actae.langgraph_threads"
+        " where thread_id = %s and checkpoint_ns = ''", (fork_id,)).fetchone()
+    assert fork_channel is not None
     replay = conn.execute(
-        "select c.outcome from actae.langgraph_threads as t, actae.claim_execution("
-        "t.channel_id, 'langgraph:tools:call_1', 'charge', %s) as c"
-        " where t.thread_id = %s and t.checkpoint_ns = ''",
-        (psycopg.types.json.Jsonb(CALL["args"]), fork_id)).fetchone()
+        "select c.outcome from actae.claim_execution("
+        "%s, 'langgraph:tools:call_1', 'charge', %s) as c",
+        (fork_channel[0], psycopg.types.json.Jsonb(CALL["args"]))).fetchone()
     assert replay == ("replayed",), "the fork's channel inherits the completed execution"
     original = saver_state_messages(dsn, thread_id)
     tool_messages = [m for m in state["messages"] if isinstance(m, ToolMessage)]
