@@ -148,6 +148,10 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_roles oid [] := actae._readable();
+    v_row record;
+    v_channel actae.channels;
+    v_last timestamptz;
+    v_health record;
 begin
     if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
         perform actae._raise(
@@ -187,6 +191,54 @@ begin
     end if;
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 1000);
+    if current_setting('citus.version', true) is not null then
+        -- On Citus: the page with a plain multi-shard query (tables joined on channel_id, no
+        -- function of a row, which Citus would send to the shards), then each row's health
+        -- and inherited head event by its channel (router queries), in the page's order.
+        for v_row in
+            select
+                c.channel_id, c.created_at, c.parent_channel_id, c.fork_cursor, c.head_cursor,
+                c.state_version, c.metadata, c.closed_at, ev.recorded_at,
+                r.status, r.agent, a.display_name, coalesce(a.tags, '{}'::text []) as tags,
+                a.note, coalesce(a.revision, 0) as revision
+            from actae.channels as c
+            left join actae.runs as r on r.channel_id = c.channel_id
+            left join actae.annotations as a on a.channel_id = c.channel_id
+            left join actae.events as ev
+                on ev.channel_id = c.channel_id and ev.cursor = c.head_cursor
+            where (p_metadata is null or c.metadata @> p_metadata)
+                and (p_parent_channel_id is null or c.parent_channel_id = p_parent_channel_id)
+                and (p_created_after is null or c.created_at >= p_created_after)
+                and (p_created_before is null or c.created_at < p_created_before)
+                and (p_status is null or r.status = p_status)
+                and (p_agent is null or r.agent = p_agent)
+                and (p_tag is null or p_tag = any(a.tags))
+                and (v_roles is null or c.tenant = any(v_roles))
+                and (
+                    p_before_created_at is null
+                    or (c.created_at, c.channel_id) < (p_before_created_at, p_before_channel_id)
+                )
+            order by c.created_at desc, c.channel_id desc
+            limit p_max_rows
+        loop
+            v_last := v_row.recorded_at;
+            if v_last is null and v_row.head_cursor > 0 and v_row.parent_channel_id is not null
+                then
+                select c.* into v_channel from actae.channels as c
+                where c.channel_id = v_row.channel_id;
+                v_last := (actae._event_at(v_channel, v_row.head_cursor)).recorded_at;
+            end if;
+            select h.* into v_health from actae._channel_health(v_row.channel_id) as h;
+            return next row(
+                v_row.channel_id, v_row.created_at, v_row.parent_channel_id, v_row.fork_cursor,
+                v_row.head_cursor, v_row.state_version, v_row.metadata, v_row.closed_at, v_last,
+                v_row.status, v_row.agent, v_health.o_executions, v_health.o_in_flight,
+                v_health.o_failed, v_health.o_ambiguous, v_row.display_name, v_row.tags,
+                v_row.note, v_row.revision
+            )::actae.channel_summary;
+        end loop;
+        return;
+    end if;
     return query
     select
         c.channel_id, c.created_at, c.parent_channel_id, c.fork_cursor, c.head_cursor,
@@ -257,10 +309,163 @@ as $$
 declare
     v_channel actae.channels := actae._channel(p_channel_id);
     v_after bigint := coalesce(p_after_clock, -1);
+    v_seg record;
+    v_hi bigint;
+    v_start bigint;
+    v_lo bigint;
+    v_t_lo timestamptz;
+    v_t_hi timestamptz;
+    v_e record;
+    v_x record;
+    v_pt record;
+    v_le record;
+    v_rows actae.timeline_row [] := '{}'::actae.timeline_row [];
 begin
     perform actae._check_range(p_after_clock, 'after_clock', 0, 9223372036854775806);
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 10000);
+    if current_setting('citus.version', true) is not null then
+        -- On Citus (a segment's rows joined with ledger tables, or a function reading them
+        -- called inside a query on a shard, are refused): the same points, segment by
+        -- segment, each read by its channel (router queries) into an array; then the same
+        -- order and page as below over that array. Events rank before execution points.
+        for v_seg in select s.* from actae._segments(v_channel) as s order by s.depth loop
+            v_hi := coalesce(v_seg.max_cursor, v_channel.head_cursor);
+            select le.o_cursor into v_start
+            from actae._last_event(
+                v_seg.channel_id, v_seg.base_cursor, v_hi, null, v_after - v_seg.clock_offset
+            ) as le;
+            v_lo := coalesce(v_start, v_seg.base_cursor);
+            v_t_lo := '-infinity'::timestamptz;
+            if v_start is not null then
+                select i.recorded_at into v_t_lo from actae.events as i
+                where i.channel_id = v_seg.channel_id and i.cursor = v_start + 1
+                    and i.cursor <= v_hi;
+                v_t_lo := coalesce(v_t_lo, 'infinity'::timestamptz);
+            end if;
+            select i.recorded_at into v_t_hi from actae.events as i
+            where i.channel_id = v_seg.channel_id and i.cursor = v_lo + p_max_rows + 1
+                and i.cursor <= v_hi;
+            v_t_hi := coalesce(v_t_hi, 'infinity'::timestamptz);
+            for v_e in
+                select i.clock, i.cursor, i.recorded_at, i.event_type, i.payload
+                from actae.events as i
+                where i.channel_id = v_seg.channel_id
+                    and i.cursor > v_lo
+                    and i.cursor <= v_hi
+                order by i.cursor
+                limit p_max_rows + 1
+            loop
+                continue when v_e.clock + v_seg.clock_offset <= v_after;
+                v_rows := v_rows || row(
+                    v_e.clock + v_seg.clock_offset, v_e.cursor, 'event', v_e.recorded_at,
+                    v_seg.channel_id, v_e.event_type, v_e.payload, null, null, null, null,
+                    null, null, null, null, null, null
+                )::actae.timeline_row;
+            end loop;
+            for v_x in
+                select
+                    x.execution_id, x.key_name, x.tool_name, x.attempt, x.status,
+                    x.ambiguous, x.retryable, x.params, x.result, x.error, x.cancel_reason,
+                    x.created_at, x.claimed_at, x.finished_at, x.cancel_requested_at,
+                    x.completed_clock
+                from actae.executions as x
+                where x.channel_id = v_seg.channel_id
+                    and (
+                        v_seg.max_clock is null
+                        or (x.status = 'completed' and x.completed_clock <= v_seg.max_clock)
+                    )
+                    and x.created_at < v_t_hi
+                    and (
+                        greatest(x.created_at, x.claimed_at, x.finished_at, x.cancel_requested_at)
+                        >= v_t_lo
+                        or x.completed_clock > v_after - v_seg.clock_offset
+                    )
+            loop
+                for v_pt in
+                    select pt.* from (
+                        values
+                        (
+                            'claimed', v_x.created_at, null::bigint, 1, false, v_x.params,
+                            null::jsonb, null
+                        ),
+                        (
+                            case when v_x.attempt > 1 then 'reclaimed' end, v_x.claimed_at,
+                            null, v_x.attempt, v_x.ambiguous, v_x.params, null, null
+                        ),
+                        (
+                            case when v_x.status = 'completed' then 'completed' end,
+                            v_x.finished_at, v_x.completed_clock, v_x.attempt, v_x.ambiguous,
+                            null, v_x.result, null
+                        ),
+                        (
+                            case
+                                when v_x.status = 'cancelled' then 'cancelled'
+                                when v_x.status = 'failed' then 'failed'
+                            end,
+                            v_x.finished_at, null, v_x.attempt, v_x.ambiguous, null, null,
+                            v_x.error
+                        ),
+                        (
+                            case
+                                when v_x.cancel_requested_at is not null
+                                    and v_x.status not in ('failed', 'cancelled')
+                                    then 'cancel_requested'
+                            end,
+                            v_x.cancel_requested_at, null, v_x.attempt, v_x.ambiguous, null,
+                            null, v_x.cancel_reason
+                        )
+                    ) as pt (kind, at, clock, attempt, ambiguous, params, result, error)
+                    where pt.kind is not null
+                loop
+                    select le.o_cursor, le.o_clock into v_le
+                    from actae._last_event(
+                        v_seg.channel_id, v_seg.base_cursor, v_hi,
+                        case when v_pt.clock is null then v_pt.at end, v_pt.clock
+                    ) as le;
+                    v_rows := v_rows || row(
+                        coalesce(v_pt.clock, v_le.o_clock, 0) + v_seg.clock_offset,
+                        coalesce(v_le.o_cursor, v_seg.base_cursor), v_pt.kind, v_pt.at,
+                        v_seg.channel_id, null, null, v_x.execution_id, v_x.key_name,
+                        v_x.tool_name, v_pt.attempt, v_x.status, v_pt.ambiguous,
+                        v_x.retryable, v_pt.params, v_pt.result, v_pt.error
+                    )::actae.timeline_row;
+                end loop;
+            end loop;
+        end loop;
+        return query
+        with ordered as (
+            select
+                p.*,
+                row_number() over (
+                    order by p.clock, (p.kind <> 'event')::integer, p.at, p.execution_id, p.kind
+                ) as rn
+            from unnest(v_rows) as p
+            where p.clock > v_after
+        ),
+
+        bounds as (
+            select
+                min(o.clock) as first_clock,
+                max(o.clock) filter (where o.rn = p_max_rows + 1) as next_clock
+            from ordered as o
+            where o.rn <= p_max_rows + 1
+        )
+
+        select
+            o.clock, o.cursor, o.kind, o.at, o.source_channel_id, o.event_type, o.payload,
+            o.execution_id, o.key_name, o.tool_name, o.attempt, o.status, o.ambiguous,
+            o.retryable, o.params, o.result, o.error
+        from ordered as o
+        cross join bounds as b
+        where (b.next_clock is null and o.rn <= p_max_rows)
+            or (b.next_clock is not null and b.next_clock > b.first_clock
+                and o.clock < b.next_clock)
+            or (b.next_clock is not null and b.next_clock = b.first_clock
+                and o.clock = b.first_clock)
+        order by o.rn;
+        return;
+    end if;
     return query
     with seg as (
         -- Per segment: lo_cursor, the last event at or before after_clock; t_lo / t_hi,
@@ -418,9 +623,135 @@ declare
     v_root text;
     v_path text [];
     v_roles oid [] := actae._readable();
+    v_parent text;
+    v_id text;
+    v_next text;
+    v_depth integer := 0;
+    v_level_ids text [];
+    v_level_keys text [];
+    v_child_ids text [];
+    v_child_forks bigint [];
+    v_child_parents text [];
+    v_child_tenants oid [];
+    v_ids text [];
+    v_depths integer [];
+    v_keys text [];
+    v_tenants oid [];
+    v_node record;
+    v_row record;
+    v_health record;
 begin
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 10000);
+    if current_setting('citus.version', true) is not null then
+        -- On Citus (a recursive CTE over distributed tables needs a filter on channel_id):
+        -- the same walk, up parent by parent (router queries) and down level by level (the
+        -- children of a level by parent_channel_id), kept in arrays (a sort key as the text
+        -- of its array); the same nodes, cap and order as below; then each node's channel,
+        -- run, annotations and health by its channel.
+        v_path := array[v_channel.channel_id];
+        v_parent := v_channel.parent_channel_id;
+        if v_parent is null then
+            v_root := v_channel.channel_id;
+        end if;
+        while v_parent is not null loop
+            select c.channel_id, c.parent_channel_id into v_id, v_next from actae.channels as c
+            where c.channel_id = v_parent;
+            exit when not found;
+            v_path := v_path || v_id;
+            if v_next is null then
+                v_root := v_id;
+            end if;
+            v_parent := v_next;
+        end loop;
+        if v_root is null then
+            return;
+        end if;
+        select array[c.tenant] into v_tenants from actae.channels as c where c.channel_id = v_root;
+        v_ids := array[v_root];
+        v_depths := array[0];
+        v_keys := array[(array[''::text])::text];
+        v_level_ids := v_ids;
+        v_level_keys := v_keys;
+        loop
+            select
+                array_agg(c.channel_id), array_agg(c.fork_cursor), array_agg(c.parent_channel_id),
+                array_agg(c.tenant)
+            into v_child_ids, v_child_forks, v_child_parents, v_child_tenants
+            from actae.channels as c
+            where c.parent_channel_id = any(v_level_ids);
+            exit when v_child_ids is null;
+            v_depth := v_depth + 1;
+            select
+                array_agg(n.channel_id order by n.ord),
+                array_agg(
+                    (
+                        l.sort_key::text []
+                        || (lpad(n.fork_cursor::text, 20, '0') || ':' || n.channel_id)
+                    )::text
+                    order by n.ord
+                )
+            into v_level_ids, v_level_keys
+            from unnest(v_child_ids, v_child_forks, v_child_parents)
+                with ordinality as n (channel_id, fork_cursor, parent_channel_id, ord)
+            inner join unnest(v_ids, v_keys) as l (channel_id, sort_key)
+                on l.channel_id = n.parent_channel_id;
+            v_ids := v_ids || v_level_ids;
+            v_keys := v_keys || v_level_keys;
+            v_tenants := v_tenants || v_child_tenants;
+            v_depths := v_depths || array_fill(v_depth, array[cardinality(v_level_ids)]);
+        end loop;
+        for v_node in
+            with visible as (
+                select
+                    n.channel_id, n.depth, n.sort_key::text [] as sort_key,
+                    array_position(v_path, n.channel_id) as distance
+                from unnest(v_ids, v_depths, v_keys, v_tenants)
+                    as n (channel_id, depth, sort_key, tenant)
+                where v_roles is null or n.tenant = any(v_roles)
+            ),
+
+            ancestry as (
+                select v.channel_id, v.depth, v.sort_key from visible as v
+                where v.distance is not null
+                order by v.distance
+                limit p_max_rows
+            ),
+
+            kept as (
+                select p.channel_id, p.depth, p.sort_key from ancestry as p
+                union all
+                (
+                    select v.channel_id, v.depth, v.sort_key from visible as v
+                    where v.distance is null
+                    order by v.sort_key
+                    limit p_max_rows - (select count(*) from ancestry)
+                )
+            )
+
+            select k.channel_id, k.depth from kept as k order by k.sort_key
+        loop
+            select
+                c.channel_id, c.parent_channel_id, c.fork_cursor, c.head_cursor, c.state_version,
+                c.tool_policies::jsonb as tool_policies, c.metadata, c.created_at, c.closed_at,
+                r.status, a.display_name, coalesce(a.tags, '{}'::text []) as tags, a.note
+            into v_row
+            from actae.channels as c
+            left join actae.runs as r on r.channel_id = c.channel_id
+            left join actae.annotations as a on a.channel_id = c.channel_id
+            where c.channel_id = v_node.channel_id;
+            continue when not found;
+            select h.* into v_health from actae._channel_health(v_node.channel_id) as h;
+            return next row(
+                v_row.channel_id, v_row.parent_channel_id, v_row.fork_cursor, v_node.depth,
+                v_row.head_cursor, v_row.state_version, v_row.tool_policies, v_row.metadata,
+                v_row.created_at, v_row.closed_at, v_row.status, v_health.o_in_flight,
+                v_health.o_failed, v_health.o_ambiguous, v_row.display_name, v_row.tags,
+                v_row.note
+            )::actae.fork_node;
+        end loop;
+        return;
+    end if;
     -- v_path: the channel, then its ancestors up to the root (v_root).
     with recursive up (channel_id, parent_channel_id, distance) as (
         select v_channel.channel_id, v_channel.parent_channel_id, 1
@@ -512,6 +843,16 @@ declare
     v_state_b actae.state_row;
     v_result actae.state_diff;
     v_count bigint;
+    v_origin text;
+    v_id text;
+    v_parent text;
+    v_fork bigint;
+    v_view bigint;
+    v_generation integer;
+    v_origins text [] := '{}'::text [];
+    v_ids text [] := '{}'::text [];
+    v_generations integer [] := '{}'::integer [];
+    v_views bigint [] := '{}'::bigint [];
 begin
     -- Each argument named in its own error (the channel reads below say channel_id).
     perform actae._check_text(p_channel_a, 'channel_a', actae._limit('channel_id')::integer);
@@ -522,24 +863,61 @@ begin
     perform actae._check_range(p_max_changes, 'max_changes', 1, 10000);
     v_result.channel_a := v_a.channel_id;
     v_result.channel_b := v_b.channel_id;
-    with recursive walk (origin, channel_id, generation, view_cursor) as (
-        select c.channel_id, c.channel_id, 0, c.head_cursor
-        from actae.channels as c
-        where c.channel_id in (v_a.channel_id, v_b.channel_id)
-        union all
-        select w.origin, c.parent_channel_id, w.generation + 1, least(w.view_cursor, c.fork_cursor)
-        from walk as w
-        inner join actae.channels as c on c.channel_id = w.channel_id
-        where c.parent_channel_id is not null
-    )
+    if current_setting('citus.version', true) is not null then
+        -- On Citus (a recursive CTE over distributed tables needs a filter on channel_id):
+        -- each channel's walk up to its root parent by parent (router queries) into arrays,
+        -- then the same choice of the nearest common ancestor over them.
+        foreach v_origin in array array[v_a.channel_id, v_b.channel_id] loop
+            v_id := v_origin;
+            v_generation := 0;
+            select c.head_cursor into v_view from actae.channels as c
+            where c.channel_id = v_origin;
+            loop
+                v_origins := v_origins || v_origin;
+                v_ids := v_ids || v_id;
+                v_generations := v_generations || v_generation;
+                v_views := v_views || v_view;
+                select c.parent_channel_id, c.fork_cursor into v_parent, v_fork
+                from actae.channels as c
+                where c.channel_id = v_id;
+                exit when not found or v_parent is null;
+                v_id := v_parent;
+                v_generation := v_generation + 1;
+                v_view := least(v_view, v_fork);
+            end loop;
+        end loop;
+        select wa.channel_id, wa.view_cursor, wb.view_cursor
+        into v_result.common_ancestor, v_result.cursor_a, v_result.cursor_b
+        from unnest(v_origins, v_ids, v_generations, v_views)
+            as wa (origin, channel_id, generation, view_cursor)
+        inner join unnest(v_origins, v_ids, v_generations, v_views)
+            as wb (origin, channel_id, generation, view_cursor)
+            on wa.channel_id = wb.channel_id
+        where wa.origin = v_a.channel_id and wb.origin = v_b.channel_id
+        order by wa.generation, wb.generation
+        limit 1;
+    else
+        with recursive walk (origin, channel_id, generation, view_cursor) as (
+            select c.channel_id, c.channel_id, 0, c.head_cursor
+            from actae.channels as c
+            where c.channel_id in (v_a.channel_id, v_b.channel_id)
+            union all
+            select
+                w.origin, c.parent_channel_id, w.generation + 1,
+                least(w.view_cursor, c.fork_cursor)
+            from walk as w
+            inner join actae.channels as c on c.channel_id = w.channel_id
+            where c.parent_channel_id is not null
+        )
 
-    select wa.channel_id, wa.view_cursor, wb.view_cursor
-    into v_result.common_ancestor, v_result.cursor_a, v_result.cursor_b
-    from walk as wa
-    inner join walk as wb on wa.channel_id = wb.channel_id
-    where wa.origin = v_a.channel_id and wb.origin = v_b.channel_id
-    order by wa.generation, wb.generation
-    limit 1;
+        select wa.channel_id, wa.view_cursor, wb.view_cursor
+        into v_result.common_ancestor, v_result.cursor_a, v_result.cursor_b
+        from walk as wa
+        inner join walk as wb on wa.channel_id = wb.channel_id
+        where wa.origin = v_a.channel_id and wb.origin = v_b.channel_id
+        order by wa.generation, wb.generation
+        limit 1;
+    end if;
     v_result.shared_cursor := least(v_result.cursor_a, v_result.cursor_b);
 
     v_state_a := actae._state_at(v_a, null, v_a.state_version);
@@ -621,6 +999,12 @@ declare
     v_event actae.events;
     v_state actae.state_row;
     v_result actae.decision_trail;
+    v_seg record;
+    v_clock bigint;
+    v_depths integer [] := '{}'::integer [];
+    v_clocks bigint [] := '{}'::bigint [];
+    v_keys text [] := '{}'::text [];
+    v_items jsonb [] := '{}'::jsonb [];
 begin
     perform actae._require(p_cursor is null, 'cursor');
     perform actae._check_range(p_cursor, 'cursor', 0, 9223372036854775806);
@@ -658,6 +1042,46 @@ begin
     into v_result.lineage
     from actae._segments(v_channel) as s;
 
+    if current_setting('citus.version', true) is not null then
+        -- On Citus (a segment joined with executions is refused): the same rows read segment
+        -- by segment, each by its channel (router queries), then the same order and cap.
+        for v_seg in select s.* from actae._segments(v_channel) as s order by s.depth loop
+            continue when v_seg.base_cursor >= p_cursor;
+            v_clock := null;
+            if coalesce(v_seg.max_cursor, p_cursor) >= p_cursor then
+                select e.clock into v_clock from actae.events as e
+                where e.channel_id = v_seg.channel_id and e.cursor = p_cursor;
+            end if;
+            select
+                v_depths || coalesce(array_agg(v_seg.depth), '{}'::integer []),
+                v_clocks || coalesce(array_agg(x.completed_clock), '{}'::bigint []),
+                v_keys || coalesce(array_agg(x.key_name), '{}'::text []),
+                v_items || coalesce(array_agg(jsonb_build_object(
+                    'execution_id', x.execution_id, 'key_name', x.key_name,
+                    'tool_name', x.tool_name, 'result', x.result, 'attempt', x.attempt,
+                    'ambiguous', x.ambiguous, 'finished_at', x.finished_at,
+                    'source_channel_id', x.channel_id
+                )), '{}'::jsonb [])
+            into v_depths, v_clocks, v_keys, v_items
+            from actae.executions as x
+            where x.channel_id = v_seg.channel_id
+                and x.status = 'completed'
+                and (
+                    (v_seg.max_cursor < p_cursor and x.completed_clock <= v_seg.max_clock)
+                    or x.completed_clock < v_clock
+                );
+        end loop;
+        select coalesce(jsonb_agg(t.item order by t.depth, t.completed_clock, t.key_name), '[]')
+        into v_result.tool_results
+        from (
+            select u.depth, u.completed_clock, u.key_name, u.item
+            from unnest(v_depths, v_clocks, v_keys, v_items)
+                as u (depth, completed_clock, key_name, item)
+            order by u.depth, u.completed_clock, u.key_name
+            limit p_max_results
+        ) as t;
+        return v_result;
+    end if;
     -- Segments before the one holding p_cursor give everything they pass on (completed up
     -- to their clock); in that segment, what completed before the event's clock.
     select coalesce(jsonb_agg(t.item order by t.depth, t.completed_clock, t.key_name), '[]')
@@ -719,6 +1143,7 @@ as $$
 declare
     v_tags text [];
     v_row actae.annotations;
+    v_now timestamptz;
 begin
     perform actae._channel(p_channel_id);
     if not actae._owns_channel(p_channel_id) then
@@ -772,12 +1197,15 @@ begin
         for update;
     end if;
     if coalesce(v_row.revision, 0) = p_expected_revision then
+        -- The clock read into a local first: Citus refuses a volatile function inside an
+        -- UPDATE of a distributed table.
+        v_now := actae._now();
         update actae.annotations as a set
             display_name = p_display_name,
             tags = v_tags,
             note = p_note,
             revision = a.revision + 1,
-            updated_at = actae._now()
+            updated_at = v_now
         where a.channel_id = p_channel_id
         returning a.* into v_row;
         return row(v_row.channel_id, v_row.display_name, v_row.tags, v_row.note,
@@ -824,6 +1252,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_channel actae.channels;
+    v_now timestamptz;
 begin
     perform actae._check_text(p_channel_id, 'channel_id', 256);
     perform actae._require(p_seconds is null, 'seconds');
@@ -831,9 +1260,11 @@ begin
     v_channel := actae._channel(p_channel_id);
     -- The registration as watch_channel writes it (the UPDATE takes the channel row lock
     -- every append holds), without watch_channel's owner-only check.
+    -- The clock read into a local first (Citus: no volatile function inside an UPDATE).
+    v_now := actae._now();
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
-            actae._now() + make_interval(secs => p_seconds))
+            v_now + make_interval(secs => p_seconds))
     where c.channel_id = p_channel_id;
     return actae._topic(v_channel);
 end;
