@@ -15,11 +15,10 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import postgres, pq
-from psycopg.types.json import JsonbBinaryLoader, JsonBinaryLoader, JsonbLoader, JsonLoader
+from psycopg import pq
 
 from actae import _json, calls
-from actae.client import ActaeClient
+from actae.client import ActaeClient, json_loaders
 
 T = TypeVar("T")
 
@@ -30,26 +29,7 @@ def exact_loads(data: str | bytes) -> Any:
     return json.loads(data, parse_float=Decimal, parse_int=_json.int_or_decimal)
 
 
-class _JsonText(JsonLoader):
-    _loads = exact_loads
-
-
-class _JsonbText(JsonbLoader):
-    _loads = exact_loads
-
-
-class _JsonBinary(JsonBinaryLoader):
-    _loads = exact_loads
-
-
-class _JsonbBinary(JsonbBinaryLoader):
-    _loads = exact_loads
-
-
-_LOADERS = (
-    ((postgres.types["json"].oid, _JsonText), (postgres.types["jsonb"].oid, _JsonbText)),
-    ((postgres.types["json"].oid, _JsonBinary), (postgres.types["jsonb"].oid, _JsonbBinary)),
-)
+_LOADERS = json_loaders(exact_loads)
 
 
 class ConsoleClient(ActaeClient):
