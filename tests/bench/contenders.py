@@ -288,6 +288,25 @@ def transition_actae(args: dict[str, Any], index: int) -> Factory:
     return op, client.close
 
 
+def transition_floor(args: dict[str, Any], index: int) -> Factory:
+    """The floor of a transition (scripts/floors.sql: head, event, snapshot, nothing else)
+    from bare psycopg, prepared, with the states transition_actae writes."""
+    conn = psycopg.connect(args["dsn"], autocommit=True)
+    channel = f"tf{index}-{args['tag']}"
+    conn.execute("insert into actae.channels (channel_id) values (%s)", (channel,))
+    base = state_of(args["size"], 0)
+    step = [0]
+
+    def op() -> None:
+        step[0] += 1
+        row = conn.execute("select version from bench.transition_floor(%s, %s, %s, %s)",
+                           (channel, "step", Jsonb({"step": step[0]}),
+                            Jsonb({**base, "step": step[0]})), prepare=True).fetchone()
+        assert row is not None and row[0] == step[0], row
+
+    return op, conn.close
+
+
 def transition_langgraph(args: dict[str, Any], index: int) -> Factory:
     from langgraph.checkpoint.base import LATEST_VERSION
     from langgraph.checkpoint.base.id import uuid6

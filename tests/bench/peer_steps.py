@@ -204,6 +204,20 @@ actae_raw_new = claim_actae_raw
 actae_raw_replay = replay_actae_raw
 
 
+def floor_raw_replay(args: dict[str, Any], index: int) -> Factory:
+    """The floor of a replay on the raw path: the primary-key read of the completed row the
+    Actae replay returns (keys recorded as actae_raw_replay records them), nothing else."""
+    conn = psycopg.connect(args["dsn"], autocommit=True)
+    channel = f"fr{index}-{args['tag']}"
+    _actae_recorded(conn, channel)
+
+    def op() -> None:
+        row = conn.execute(BARE_READ, (channel, f"k{random.randrange(REPLAY_KEYS)}"),
+                           prepare=True).fetchone()
+        assert row is not None
+    return op, conn.close
+
+
 # --- SDK paths ------------------------------------------------------------------------------
 
 
@@ -376,3 +390,5 @@ pgtask_sdk_replay = _pgtask_sdk(True)
 CONTENDERS = {(system, path, case): f"peer_steps:{system}_{path}_{case}"
               for system in ("actae", "absurd", "pgtask") for path in ("raw", "sdk")
               for case in ("new", "replay")}
+# The floor of a raw replay, measured in the same rounds (run.py's peers group).
+CONTENDERS[("floor", "raw", "replay")] = "peer_steps:floor_raw_replay"

@@ -112,10 +112,14 @@ def _dbos_migrate(server: Server) -> str:
 
 # --- 1. claim + complete, replay ----------------------------------------------------------
 
+FLOORS = Path(__file__).parent / "scripts" / "floors.sql"
+FLOOR_PGBENCH = "pgbench: thinnest functions (floor)"
+FLOOR_TRANSITION = "thinnest function via psycopg (floor)"
 CLAIM_CONTENDERS: list[tuple[str, str, str]] = [
     # (name, kind, script or factory)
     ("pgbench: bare SQL (limit)", "pgbench", "limit_claim_complete.sql"),
     ("pgbench: Actae functions", "pgbench", "actae_claim_complete.sql"),
+    (FLOOR_PGBENCH, "pgbench", "floor_claim_complete.sql"),
     ("Python: Actae via psycopg", "python", "contenders:claim_actae_raw"),
     ("Python: Actae driver", "python", "contenders:claim_actae_driver"),
     ("Python: hand-written", "python", "contenders:claim_hand"),
@@ -169,9 +173,8 @@ def _run_one(server: Server, plan: Plan, name: str, kind: str, what: str, c: int
 def bench_claim(plan: Plan) -> dict[str, Any]:
     out: dict[str, Any] = {"claim": {}, "replay": {}}
     with Server(PORTS["claim"]) as server:
-        server.psql("create schema bench;"
-                    "create table bench.ledger (like actae.executions including all);"
-                    "create table bench.hand (like actae.executions including all);")
+        server.psql(FLOORS.read_text())  # bench.ledger and the floor functions
+        server.psql("create table bench.hand (like actae.executions including all);")
         args = {"dsn": server.dsn(), "dbos_url": _dbos_migrate(server)}
         log("claim + complete")
         raw: dict[tuple[str, int], list[load.Result]] = {}
@@ -200,6 +203,11 @@ def bench_claim(plan: Plan) -> dict[str, Any]:
 
 # --- 2. state transitions ------------------------------------------------------------------
 
+TRANSITION_CONTENDERS = (("Actae transition_state", "transition_actae"),
+                         ("LangGraph PostgresSaver.put", "transition_langgraph"),
+                         (FLOOR_TRANSITION, "transition_floor"))
+
+
 def bench_transitions(plan: Plan) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with Server(PORTS["transitions"]) as server:
@@ -207,12 +215,12 @@ def bench_transitions(plan: Plan) -> dict[str, Any]:
 
         with PostgresSaver.from_conn_string(server.dsn()) as saver:
             saver.setup()
+        server.psql(FLOORS.read_text())
         args = {"dsn": server.dsn()}
         for size in (1024, 65536):
             log(f"transitions, state of {size} bytes")
             for c in plan.concurrency:
-                for name, factory in (("Actae transition_state", "transition_actae"),
-                                      ("LangGraph PostgresSaver.put", "transition_langgraph")):
+                for name, factory in TRANSITION_CONTENDERS:
                     result = load.run(name, f"contenders:{factory}",
                                       {**args, "size": size, "tag": tag()}, c, plan.warmup,
                                       plan.duration)
@@ -671,7 +679,9 @@ def bench_peers(plan: Plan) -> dict[str, Any]:
                     # Systems alternate round after round: this disk's fsync time drifts.
                     raw: dict[str, list[load.Result]] = {}
                     for _ in range(plan.peer_rounds[str(c)]):
-                        for system in PEER_SYSTEMS:
+                        systems = PEER_SYSTEMS + (("floor",) if (case, path) == ("replay", "raw")
+                                                  else ())
+                        for system in systems:
                             name = f"{system} {path} {case}"
                             result = load.run(name, peer_steps.CONTENDERS[(system, path, case)],
                                               {**args, "tag": tag()}, c, plan.peer_warmup,
