@@ -30,7 +30,8 @@ $$;
 
 -- actae._find_operation — the operation recorded under p_operation_id as the channel sees it:
 -- its own, or (in a fork) one recorded in the inherited prefix. A row of nulls when none.
--- Raises: AC409 when it exists with a different kind or content.
+-- Raises: AC409 when it exists with a different kind or content (DETAIL: both kinds and
+-- content hashes, but never a fork's stored hash: it covers the fork's new channel id).
 create or replace function actae._find_operation(
     p_channel actae.channels,
     p_operation_id text,
@@ -62,7 +63,10 @@ begin
             jsonb_build_object(
                 'channel_id', p_channel.channel_id, 'operation_id', p_operation_id,
                 'stored_kind', v_op.kind, 'given_kind', p_kind,
-                'stored_content_sha256', v_op.content_sha256,
+                -- Not a fork's: it hashes the fork's new id, which a caller of another
+                -- tenant sharing this channel must not be able to confirm.
+                'stored_content_sha256', case when v_op.kind <> 'fork_channel'
+                    then v_op.content_sha256 end,
                 'given_content_sha256', p_content_sha256
             )
         );

@@ -19,6 +19,12 @@
 --     read as a policy), with at most _limit('tool_policies') entries.
 --   * Idempotent: operation_id (in the source's namespace) or an existing new_channel_id
 --     forked identically replays the receipt (outcome replayed).
+--   * The operation_id namespace of a channel shared by every tenant (tenant actae_agent, a
+--     channel written before tenants existed) is shared too (SPEC 3a): an operation_id that
+--     a fork the caller cannot read took there (another tenant's, or one since deleted) is
+--     AC409, with the same message and DETAIL (source channel and operation_id only)
+--     whether the request is the same or not; that fork's id, tenant and request are never
+--     named.
 --   * The receipt's prefix_sha256 is the hash chain value at at_cursor ('' at cursor 0).
 --   * Tenants: the source must be a channel of the caller's tenant, the new channel belongs
 --     to the caller's tenant; a new_channel_id that another tenant's channel holds is
@@ -29,7 +35,8 @@
 -- with 'actae.', reserved: actae._check_operation_id), or a fork that would be more than
 -- _limit('fork_depth') deep (naming source_channel_id), AC404 unknown source (or another
 -- tenant's), at_cursor beyond its head, or new_channel_id held by another tenant, AC409
--- operation_id or new_channel_id reused for a different fork.
+-- operation_id or new_channel_id reused for a different fork, or operation_id taken by a
+-- fork the caller cannot read.
 create or replace function actae.fork_channel(
     p_source_channel_id text,
     p_at_cursor bigint,
@@ -56,6 +63,7 @@ declare
     v_next_clock bigint;
     v_state actae.state_row;
     v_chain text;
+    v_outcome text;
 begin
     perform actae._check_text(p_source_channel_id, 'source_channel_id');
     perform actae._require(p_at_cursor is null, 'at_cursor');
@@ -104,9 +112,31 @@ begin
         v_content := encode(sha256(convert_to(jsonb_build_array(
             p_source_channel_id, p_at_cursor, p_new_channel_id, p_tool_policies
         )::text, 'UTF8')), 'hex');
-        v_op := actae._find_operation(v_source, p_operation_id, 'fork_channel', v_content);
+        -- The operation recorded under this id, compared with nothing yet (kind and content
+        -- null: actae._find_operation raises only on a known difference), so that a fork the
+        -- caller cannot read is refused before anything of its request is compared or named.
+        v_op := actae._find_operation(v_source, p_operation_id, null, null);
         if v_op.operation_id is not null then
-            return actae._fork_receipt(actae._channel(v_op.target_channel_id), 'replayed');
+            if v_op.kind = 'fork_channel' then
+                select c.* into v_fork from actae.channels as c
+                where c.channel_id = v_op.target_channel_id;
+                if not found or not actae._may_read(v_fork.tenant) then
+                    -- Another tenant's fork (the source is shared: a channel of actae_agent),
+                    -- or one since deleted: the same answer for the same request and any
+                    -- other, naming only the caller's own arguments.
+                    perform actae._raise(
+                        'AC409',
+                        format('operation_id %s in channel %s was already used by a fork this '
+                            'caller cannot read', p_operation_id, p_source_channel_id),
+                        jsonb_build_object(
+                            'channel_id', p_source_channel_id, 'operation_id', p_operation_id
+                        )
+                    );
+                end if;
+            end if;
+            -- AC409 when it was another kind of operation or another fork.
+            perform actae._find_operation(v_source, p_operation_id, 'fork_channel', v_content);
+            return actae._fork_receipt(v_fork, 'replayed');
         end if;
     end if;
     if p_at_cursor > v_source.head_cursor then
@@ -125,90 +155,106 @@ begin
     -- The new channel's clock guard (actae._lock_channel's), so concurrent creators of the
     -- same id (another fork, an append that creates it) take turns: the later one sees the
     -- channel below (a replay, or AC409) instead of failing on its primary key (23505).
+    -- Writers that create a channel without the guard (a claim of a new key, start_run, the
+    -- LangGraph saver) are met by the insert's ON CONFLICT, which waits for them: the
+    -- channel they made is then answered as an existing one.
     perform pg_advisory_xact_lock(1633907811, hashtext(v_new_id));
     select c.* into v_fork from actae.channels as c where c.channel_id = v_new_id for update;
-    if found and not actae._owns(v_fork.tenant) then
-        -- Another tenant's id: refused as an unknown channel is (no existence leak beyond
-        -- the refusal itself).
-        perform actae._no_channel(v_new_id);
-    end if;
-    if found then
-        if v_fork.parent_channel_id = p_source_channel_id and v_fork.fork_cursor = p_at_cursor
-            and v_fork.tool_policies is not distinct from v_policies then
-            return actae._fork_receipt(v_fork, 'replayed');
-        end if;
-        perform actae._raise(
-            'AC409',
-            format('channel %s already exists and is not this fork', v_new_id),
-            jsonb_build_object(
-                'new_channel_id', v_new_id, 'parent_channel_id', v_fork.parent_channel_id,
-                'fork_cursor', v_fork.fork_cursor
-            )
-        );
-    end if;
-
-    -- Lineage: the source's ancestors that end before the cut, the one the cut falls in
-    -- (trimmed to at_cursor), and the source itself when the cut is in its own events.
-    for i in 1 .. coalesce(array_length(v_source.lineage_ids, 1), 0) loop
-        v_ids := array_append(v_ids, v_source.lineage_ids[i]);
-        if v_source.lineage_cursors[i] > p_at_cursor then
-            select e.clock - 1 into v_next_clock from actae.events as e
-            where e.channel_id = v_source.lineage_ids[i] and e.cursor = p_at_cursor + 1;
+    if not found then
+        -- Lineage: the source's ancestors that end before the cut, the one the cut falls in
+        -- (trimmed to at_cursor), and the source itself when the cut is in its own events.
+        for i in 1 .. coalesce(array_length(v_source.lineage_ids, 1), 0) loop
+            v_ids := array_append(v_ids, v_source.lineage_ids[i]);
+            if v_source.lineage_cursors[i] > p_at_cursor then
+                select e.clock - 1 into v_next_clock from actae.events as e
+                where e.channel_id = v_source.lineage_ids[i] and e.cursor = p_at_cursor + 1;
+                v_cursors := array_append(v_cursors, p_at_cursor);
+                v_clocks := array_append(v_clocks, v_next_clock);
+                v_cut := true;
+                exit;
+            end if;
+            v_cursors := array_append(v_cursors, v_source.lineage_cursors[i]);
+            v_clocks := array_append(v_clocks, v_source.lineage_clocks[i]);
+        end loop;
+        if not v_cut then
+            v_next_clock := null;
+            if p_at_cursor < v_source.head_cursor then
+                select e.clock - 1 into v_next_clock from actae.events as e
+                where e.channel_id = p_source_channel_id and e.cursor = p_at_cursor + 1;
+            end if;
+            v_ids := array_append(v_ids, p_source_channel_id);
             v_cursors := array_append(v_cursors, p_at_cursor);
-            v_clocks := array_append(v_clocks, v_next_clock);
-            v_cut := true;
-            exit;
+            v_clocks := array_append(v_clocks, coalesce(v_next_clock, v_source.clock));
         end if;
-        v_cursors := array_append(v_cursors, v_source.lineage_cursors[i]);
-        v_clocks := array_append(v_clocks, v_source.lineage_clocks[i]);
-    end loop;
-    if not v_cut then
-        v_next_clock := null;
-        if p_at_cursor < v_source.head_cursor then
-            select e.clock - 1 into v_next_clock from actae.events as e
-            where e.channel_id = p_source_channel_id and e.cursor = p_at_cursor + 1;
+
+        -- Depth cap (issue 14, F9): a fork stores its whole lineage and every read walks it,
+        -- so a chain of forks must not grow without bound (rows quadratic, reads linear in it).
+        if cardinality(v_ids) > actae._limit('fork_depth') then
+            perform actae._raise(
+                'AC400',
+                format('source_channel_id %s forked at cursor %s would give a fork %s levels deep, '
+                    'past the limit of %s (fork an ancestor, or at a cursor it inherits)',
+                    p_source_channel_id, p_at_cursor, cardinality(v_ids),
+                    actae._limit('fork_depth')),
+                jsonb_build_object(
+                    'argument', 'source_channel_id', 'max_depth', actae._limit('fork_depth'),
+                    'depth', cardinality(v_ids), 'at_cursor', p_at_cursor
+                )
+            );
         end if;
-        v_ids := array_append(v_ids, p_source_channel_id);
-        v_cursors := array_append(v_cursors, p_at_cursor);
-        v_clocks := array_append(v_clocks, coalesce(v_next_clock, v_source.clock));
-    end if;
+        v_state := actae._state_at(v_source, p_at_cursor, null);
+        if p_at_cursor = v_source.head_cursor then
+            v_chain := v_source.head_chain;
+        elsif p_at_cursor = 0 then
+            v_chain := '';
+        else
+            v_chain := (actae._event_at(v_source, p_at_cursor)).chain_sha256;
+        end if;
 
-    -- Depth cap (issue 14, F9): a fork stores its whole lineage and every read walks it,
-    -- so a chain of forks must not grow without bound (rows quadratic, reads linear in it).
-    if cardinality(v_ids) > actae._limit('fork_depth') then
-        perform actae._raise(
-            'AC400',
-            format('source_channel_id %s forked at cursor %s would give a fork %s levels deep, '
-                'past the limit of %s (fork an ancestor, or at a cursor it inherits)',
-                p_source_channel_id, p_at_cursor, cardinality(v_ids),
-                actae._limit('fork_depth')),
-            jsonb_build_object(
-                'argument', 'source_channel_id', 'max_depth', actae._limit('fork_depth'),
-                'depth', cardinality(v_ids), 'at_cursor', p_at_cursor
-            )
-        );
+        insert into actae.channels (
+            channel_id, head_cursor, head_chain, state_version, parent_channel_id, fork_cursor,
+            fork_prefix_sha256, lineage_ids, lineage_cursors, lineage_clocks, tool_policies,
+            tenant
+        ) values (
+            v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
+            v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._new_channel_tenant(v_new_id)
+        )
+        on conflict (channel_id) do nothing
+        returning * into v_fork;
+        if found then
+            -- Completions in the source from now on get a later clock than the fork
+            -- inherits.
+            update actae.channels as c set clock = c.clock + 1
+            where c.channel_id = p_source_channel_id;
+            v_outcome := 'forked';
+        else
+            select c.* into v_fork from actae.channels as c
+            where c.channel_id = v_new_id for update;
+        end if;
     end if;
-    v_state := actae._state_at(v_source, p_at_cursor, null);
-    if p_at_cursor = v_source.head_cursor then
-        v_chain := v_source.head_chain;
-    elsif p_at_cursor = 0 then
-        v_chain := '';
-    else
-        v_chain := (actae._event_at(v_source, p_at_cursor)).chain_sha256;
+    if v_outcome is null then
+        -- The id is taken: this very fork again (a replay), else AC409.
+        if not actae._owns(v_fork.tenant) then
+            -- Another tenant's id: refused as an unknown channel is (no existence leak
+            -- beyond the refusal itself).
+            perform actae._no_channel(v_new_id);
+        end if;
+        if v_fork.parent_channel_id is distinct from p_source_channel_id
+            or v_fork.fork_cursor is distinct from p_at_cursor
+            or v_fork.tool_policies is distinct from v_policies then
+            perform actae._raise(
+                'AC409',
+                format('channel %s already exists and is not this fork', v_new_id),
+                jsonb_build_object(
+                    'new_channel_id', v_new_id, 'parent_channel_id', v_fork.parent_channel_id,
+                    'fork_cursor', v_fork.fork_cursor
+                )
+            );
+        end if;
+        v_outcome := 'replayed';
     end if;
-
-    insert into actae.channels (
-        channel_id, head_cursor, head_chain, state_version, parent_channel_id, fork_cursor,
-        fork_prefix_sha256, lineage_ids, lineage_cursors, lineage_clocks, tool_policies,
-        tenant
-    ) values (
-        v_new_id, p_at_cursor, v_chain, v_state.version, p_source_channel_id, p_at_cursor,
-        v_chain, v_ids, v_cursors, v_clocks, v_policies, actae._new_channel_tenant(v_new_id)
-    )
-    returning * into v_fork;
-    -- Completions in the source from now on get a later clock than the fork inherits.
-    update actae.channels as c set clock = c.clock + 1
-    where c.channel_id = p_source_channel_id;
+    -- Recorded on a replay by new id too: the operation_id then names this fork, so every
+    -- later use of it answers the same (one namespace per channel, SPEC 3a).
     if p_operation_id is not null then
         insert into actae.operations (
             channel_id, operation_id, kind, content_sha256, target_channel_id, recorded_at
@@ -217,7 +263,7 @@ begin
             actae._now()
         );
     end if;
-    return actae._fork_receipt(v_fork, 'forked');
+    return actae._fork_receipt(v_fork, v_outcome);
 end;
 $$;
 
