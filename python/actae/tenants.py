@@ -31,12 +31,19 @@ select r.rolcanlogin,
 from pg_catalog.pg_roles as r where r.rolname = %s
 """
 
+# The tenants a login belongs to as the SQL counts them (actae._caller_tenants): every role
+# it is a member of through any chain of grants (login -> group -> tenant) that is granted
+# actae_agent directly, actae_operator excepted.
 _TENANTS_OF = """
+with recursive m (role_oid) as (
+    select r.oid from pg_catalog.pg_roles as r where r.rolname = %s
+    union
+    select a.roleid from pg_catalog.pg_auth_members as a join m on a.member = m.role_oid
+)
 select t.rolname
-from pg_catalog.pg_auth_members as m
-join pg_catalog.pg_roles as t on t.oid = m.roleid
-join pg_catalog.pg_roles as l on l.oid = m.member
-where l.rolname = %s and not t.rolcanlogin and t.rolname <> 'actae_operator'
+from m join pg_catalog.pg_roles as t on t.oid = m.role_oid
+where t.rolname <> 'actae_operator' and t.oid <> (select r.oid from pg_catalog.pg_roles as r
+                                                  where r.rolname = %s)
   and exists (select from pg_catalog.pg_auth_members as a
               where a.member = t.oid and a.roleid = 'actae_agent'::regrole)
 order by 1
@@ -126,7 +133,7 @@ def add_tenant_login(conn: psycopg.Connection[Any], tenant: str, login: str, *,
             raise InvalidInput(
                 f"login {login} is granted actae_agent directly, so it is its own tenant;"
                 " revoke actae_agent from it first", {"argument": "login", "login": login})
-        others = [t for (t,) in _rows(conn, _TENANTS_OF, (login,)) if t != tenant]
+        others = [t for (t,) in _rows(conn, _TENANTS_OF, (login, login)) if t != tenant]
         if others:
             raise InvalidInput(f"login {login} already belongs to tenant {others[0]}",
                                {"argument": "login", "login": login, "tenants": others})

@@ -86,6 +86,35 @@ def test_refusals_change_nothing(conn: psycopg.Connection, names: dict[str, str]
     assert roles(conn) == before
 
 
+def test_a_login_in_a_tenant_through_a_group_is_not_added_to_another(
+        dsn: str, conn: psycopg.Connection, names: dict[str, str]) -> None:
+    """A login that belongs to a tenant through a group role (login -> group -> tenant, as
+    the SQL counts tenants) is refused a second tenant: it would then belong to two, and
+    every channel it creates would be refused (AC400)."""
+    tenants.create_tenant(conn, names["shop"])
+    tenants.create_tenant(conn, names["bank"])
+    group, login = names["plain"], names["w1"]
+    conn.execute(sql.SQL("create role {}").format(sql.Identifier(group)))
+    conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(names["shop"]),
+                                                  sql.Identifier(group)))
+    conn.execute(sql.SQL("create role {} login").format(sql.Identifier(login)))
+    conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(group), sql.Identifier(login)))
+    before = roles(conn)
+    with pytest.raises(InvalidInput, match=f"already belongs to tenant {names['shop']}"):
+        tenants.add_tenant_login(conn, names["bank"], login)
+    assert roles(conn) == before
+    # What the SQL says of that login: one tenant, shop (a channel it creates is shop's).
+    channel = f"tt-group-{uuid.uuid4().hex[:8]}"
+    conn.execute(sql.SQL("set session authorization {}").format(sql.Identifier(login)))
+    try:
+        conn.execute("select actae.claim_execution(%s, 'k', 't', '{}')", (channel,))
+    finally:
+        conn.execute("reset session authorization")
+    tenant = conn.execute("select tenant::regrole::text from actae.channels"
+                          " where channel_id = %s", (channel,)).fetchone()
+    assert tenant == (names["shop"],)
+
+
 def test_cli_tenants_isolate_and_assign(dsn: str, conn: psycopg.Connection,
                                        names: dict[str, str]) -> None:
     for args in (("tenant", "create", names["shop"]), ("tenant", "create", names["bank"]),
