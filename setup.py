@@ -1,8 +1,9 @@
 """Packaging for Actae; everything static is in pyproject.toml.
 
 The SQL ships inside the wheel without a second copy in the repository: the package
-``actae._sql`` is mapped onto the repository root, and only ``migrations/*.sql`` and
-``sql/**/*.sql`` are taken from it (as package data, never its Python files). The top-level
+``actae._sql`` is mapped onto the repository root, and only ``migrations/*.sql``,
+``sql/*.sql`` and ``sql/citus/*.sql`` / ``*.psql`` (the scripts docs/SCALING.md runs by hand)
+are taken from it (as package data, never its Python files). The top-level
 folders stay the one source of truth; ``actae.migrate`` reads them with ``importlib.resources``.
 """
 
@@ -26,7 +27,8 @@ setup(
     package_dir={"": "python", SQL_PACKAGE: "."},
     package_data={
         "actae": ["py.typed", "console/templates/*.html"],
-        SQL_PACKAGE: ["migrations/*.sql", "sql/*.sql", "sql/citus/*.sql"],
+        SQL_PACKAGE: ["migrations/*.sql", "sql/*.sql", "sql/citus/*.sql",
+                      "sql/citus/*.psql"],
     },
     cmdclass={"build_py": BuildPy},
 )

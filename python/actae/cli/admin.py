@@ -8,6 +8,7 @@ from actae.cli.base import (
     EXECUTION_HEADERS,
     Command,
     Subparsers,
+    at_least_zero,
     cell,
     common_options,
     execution_rows,
@@ -129,8 +130,8 @@ def _add_purge(sub: Subparsers) -> None:
                    help="how long a closed channel must have been quiet, e.g. '30 days'")
     p.add_argument("--batch-size", type=int, default=1000,
                    help="rows per transaction (default 1000)")
-    p.add_argument("--max-batches", type=int, default=0,
-                   help="stop after this many batches (default 0: until done)")
+    p.add_argument("--max-batches", type=at_least_zero, default=0, metavar="N",
+                   help="stop after N batches (default 0: until done)")
     p.set_defaults(handler=_purge)
 
 

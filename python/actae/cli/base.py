@@ -83,6 +83,32 @@ def common_options() -> argparse.ArgumentParser:
     return parent
 
 
+# --- argparse types (a bad value is argparse's one-line error naming the option, status 2) --
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+
+
+def at_least_one(text: str) -> int:
+    """``type=`` for a count that must be at least 1 (a concurrency)."""
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def at_least_zero(text: str) -> int:
+    """``type=`` for a count where 0 means something (none, or no limit; say which in the
+    option's help) and a negative number nothing."""
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 @contextmanager
 def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, None]:
     """A SyncActaeClient on one connection to the command's database. A database that cannot

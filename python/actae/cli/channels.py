@@ -10,6 +10,7 @@ from actae.cli.base import (
     Command,
     CommandError,
     Subparsers,
+    at_least_zero,
     cell,
     common_options,
     execution_rows,
@@ -20,7 +21,7 @@ from actae.cli.base import (
     table,
     to_json,
 )
-from actae.models import Channel
+from actae.models import Channel, Event
 
 
 def _key_lifetime(channel: Channel) -> str:
@@ -51,9 +52,10 @@ def _show(args: argparse.Namespace) -> int:
     with open_client(args) as client:
         channel = client.get_channel(args.channel_id)
         lineage = client.channel_lineage(args.channel_id)
-        after = max(0, channel.head_cursor - args.events)
-        events = client.list_events(args.channel_id, after, max(args.events, 1))
-        events = events[: args.events]
+        events: list[Event] = []  # --events 0: none
+        if args.events:
+            after = max(0, channel.head_cursor - args.events)
+            events = client.list_events(args.channel_id, after, args.events)
         executions = client.list_executions(args.channel_id, None, False, args.limit)
     if args.json:
         print(to_json({
@@ -132,7 +134,8 @@ def _add_channel(sub: Subparsers) -> None:
     show = actions.add_parser("show", parents=[common_options()],
                               help="lineage, head, state version, last events, executions")
     show.add_argument("channel_id", metavar="ID")
-    show.add_argument("--events", type=int, default=10, help="last N events (default 10)")
+    show.add_argument("--events", type=at_least_zero, default=10, metavar="N",
+                      help="last N events (default 10; 0: none)")
     show.add_argument("--limit", type=int, default=100, help="at most N executions")
     show.set_defaults(handler=_show)
     close = actions.add_parser("close", parents=[common_options()],

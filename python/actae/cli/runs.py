@@ -15,8 +15,10 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import inspect
 import json
 import sys
+import traceback
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 from actae.cli.base import (
     CommandError,
     Subparsers,
+    at_least_one,
     dsn_from,
     pairs,
     printable,
@@ -114,10 +117,31 @@ def load_worker(target: str) -> Worker:
     except (ImportError, AttributeError) as exc:
         raise CommandError(f"cannot load {target}: {exc}", code=2) from exc
     if callable(found) and not isinstance(found, Worker):
-        found = found()
+        found = _call_factory(target, found)
     if not isinstance(found, Worker):
         raise CommandError(f"{target} is not an actae.Worker", code=2)
     return found
+
+
+def _call_factory(target: str, factory: Callable[[], Any]) -> Any:
+    """What ``factory()`` returns. A callable that needs arguments is not a Worker factory
+    (one line); one that raises says what it raised and where, keeping the exception as the
+    cause."""
+    try:
+        inspect.signature(factory).bind()
+    except TypeError as exc:
+        raise CommandError(f"{target} is not an actae.Worker nor a function of no arguments "
+                           f"returning one ({exc})", code=2) from None
+    except ValueError:
+        pass  # no signature to check (some built-ins): calling it tells
+    try:
+        return factory()
+    except Exception as exc:
+        what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        if where.filename != __file__:  # not a built-in raising from C: where it was raised
+            what += f" (at {where.filename}:{where.lineno})"
+        raise CommandError(f"{target}() raised {what}", code=2) from exc
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -134,22 +158,11 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
-def _at_least_one(text: str) -> int:
-    """An integer of at least 1 (argparse names the option in its error, exit status 2)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _add_worker(sub: Subparsers) -> None:
     p = sub.add_parser("worker", help="run a worker process: actae worker module:worker")
     p.add_argument("target", help="MODULE:ATTRIBUTE naming an actae.Worker")
     p.add_argument("--queue", help="override the worker's queue")
-    p.add_argument("--concurrency", type=_at_least_one, metavar="N",
+    p.add_argument("--concurrency", type=at_least_one, metavar="N",
                    help="override the worker's concurrency (at least 1)")
     p.set_defaults(handler=_worker)
 

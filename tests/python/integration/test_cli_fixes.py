@@ -19,10 +19,11 @@ ACTAE = Path(sys.executable).parent / "actae"
 UNREACHABLE = "host=/nonexistent-actae-socket port=1 connect_timeout=2"
 
 
-def run(dsn: str, *args: str | bytes) -> subprocess.CompletedProcess[str]:
+def run(dsn: str, *args: str | bytes, cwd: Path | None = None
+        ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([os.fsencode(str(ACTAE)), *(os.fsencode(a) for a in args)],
                           capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "ACTAE_DSN": dsn})
+                          env={**os.environ, "ACTAE_DSN": dsn}, cwd=cwd)
 
 
 def one_line(done: subprocess.CompletedProcess[str], code: int) -> str:
@@ -31,6 +32,13 @@ def one_line(done: subprocess.CompletedProcess[str], code: int) -> str:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     return lines[0]
+
+
+def usage_error(done: subprocess.CompletedProcess[str]) -> str:
+    """argparse's refusal: usage, then one error line (returned), status 2."""
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and done.stderr.startswith("usage: ")
+    return done.stderr.strip().splitlines()[-1]
 
 
 def test_console_checks_the_database_before_serving(dsn: str) -> None:
@@ -132,3 +140,48 @@ def test_run_command_errors_without_sqlstate_have_no_none_suffix(dsn: str) -> No
     line = one_line(run(dsn, "runs", "--dsn", UNREACHABLE), 1)
     assert line.startswith("actae runs: cannot connect")
     assert not line.endswith("(None)")
+
+
+def test_negative_counts_are_refused(dsn: str) -> None:
+    """--max-batches and --events take 0 or more (0: until done / no events); a negative one is
+    argparse's one line naming the option, status 2 (it was accepted and did nothing)."""
+    channel = f"cf-neg-{uuid.uuid4().hex[:8]}"
+    for i in range(3):
+        assert run(dsn, "event", "send", channel, f"ev{i}").returncode == 0
+    line = usage_error(run(dsn, "purge", "--older-than", "30 days", "--max-batches", "-1"))
+    assert line == "actae purge: error: argument --max-batches: must be 0 or more, got -1"
+    line = usage_error(run(dsn, "channel", "show", channel, "--events", "-2"))
+    assert line == "actae channel show: error: argument --events: must be 0 or more, got -2"
+    line = usage_error(run(dsn, "channel", "show", channel, "--events", "two"))
+    assert line.endswith("argument --events: invalid int value: 'two'"), line
+    # 0 keeps its meaning: no events; purge until done (nothing is 1000 years old)
+    none = run(dsn, "channel", "show", channel, "--events", "0")
+    assert none.returncode == 0, none.stderr
+    assert "LAST EVENTS (0 of 3)" in none.stdout
+    assert none.stdout.split("LAST EVENTS (0 of 3)")[1].split()[0] == "(none)"
+    two = run(dsn, "channel", "show", channel, "--events", "2", "--json")
+    assert two.returncode == 0, two.stderr
+    assert [e["event_type"] for e in json.loads(two.stdout)["events"]] == ["ev1", "ev2"]
+    done = run(dsn, "purge", "--older-than", "1000 years", "--max-batches", "0")
+    assert done.returncode == 0, done.stderr
+    assert "more is left" not in done.stdout
+    assert "0: none" in run(dsn, "channel", "show", "--help").stdout
+    assert "0: until done" in run(dsn, "purge", "--help").stdout
+
+
+def test_worker_target_that_is_not_a_worker_factory_is_one_line(
+    dsn: str, tmp_path: Path,
+) -> None:
+    """A callable that needs arguments is not a Worker factory: one line naming the target,
+    status 2 (it was a TypeError traceback); a factory that raises says what it raised and
+    where (status 2, one line)."""
+    line = one_line(run(dsn, "worker", "json:loads", cwd=tmp_path), 2)
+    assert line.startswith("actae worker: json:loads is not an actae.Worker"), line
+    assert "missing a required argument: 's'" in line
+    line = one_line(run(dsn, "worker", "json:JSONDecoder", cwd=tmp_path), 2)
+    assert line == "actae worker: json:JSONDecoder is not an actae.Worker"
+    module = tmp_path / "cf_broken_factory.py"
+    module.write_text("def make():\n    raise RuntimeError('no WORKER_QUEUE set')\n")
+    line = one_line(run(dsn, "worker", "cf_broken_factory:make", cwd=tmp_path), 2)
+    assert line == (f"actae worker: cf_broken_factory:make() raised RuntimeError: "
+                    f"no WORKER_QUEUE set (at {module}:2)"), line

@@ -34,13 +34,15 @@ def small_queue_dsn(tmp_path: Path) -> Iterator[str]:
         listen="",
         settings={"max_notify_queue_pages": "64"},
     )
-    server.start()
     try:
+        server.start()
         dsn = server.create_database("actae")
         migrate(dsn)
         yield dsn
     finally:
-        server.stop()
+        # remove, not just stop: as root the cluster lives in /tmp/actae-pg-<hash> (tmp_path
+        # is not usable by the postgres user), which pytest's tmp_path clean-up never sees
+        server.remove()
 
 
 def test_appends_survive_a_full_notify_queue(small_queue_dsn: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -101,9 +102,21 @@ def test_the_wheel_ships_sql_and_types(installed: Path) -> None:
                if p.is_file() and "__pycache__" not in p.parts}
     wanted = {f"_sql/migrations/{p.name}" for p in (REPO / "migrations").glob("*.sql")}
     wanted |= {f"_sql/sql/{p.name}" for p in (REPO / "sql").glob("*.sql")}
+    # every script docs/SCALING.md runs by hand on a Citus cluster, .psql ones included
+    citus = {f"_sql/sql/citus/{p.name}" for p in (REPO / "sql" / "citus").iterdir() if p.is_file()}
+    assert "_sql/sql/citus/owner_login.psql" in citus
+    wanted |= citus
     wanted |= {"py.typed", "pg.py", "testing.py", "migrate.py"}
     assert wanted <= shipped, sorted(wanted - shipped)
     assert not any(name.endswith(("setup.py", ".toml", ".md")) for name in shipped)
+    # docs/SCALING.md's command for where a pip install keeps them prints that folder
+    command = re.search(r"^    (python -c .*_sql.*)$", (REPO / "docs" / "SCALING.md").read_text(),
+                        re.MULTILINE)
+    assert command, "docs/SCALING.md names no folder for the Citus scripts of a pip install"
+    folder = subprocess.run([str(installed / "python"), *shlex.split(command.group(1))[1:]],
+                            capture_output=True, text=True, env=user_env(), cwd=installed.parent,
+                            check=True, timeout=60).stdout.strip()
+    assert (Path(folder) / "owner_login.psql").is_file(), folder
 
 
 @pytest.mark.once
