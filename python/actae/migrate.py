@@ -6,7 +6,13 @@ Two kinds of SQL live in the repo:
   Each runs in its own transaction that first inserts its row into
   ``actae.schema_migrations`` (version, name, sha256 of the file), so a second migrator that
   slipped past the lock would collide on the primary key instead of applying it twice. A file
-  edited after it was applied is refused, and nothing more is applied.
+  edited after it was applied is refused, and nothing more is applied. So is a new file
+  numbered below the newest applied migration (a 0011 added after 0023 ran): it would run
+  after the later ones, out of NNNN order, so it must be renumbered above the newest one
+  (``status`` shows it as ``out-of-order``).
+* The schema ``actae`` and ``actae.schema_migrations`` are created in the first migration's
+  transaction: a first migrate that fails (say, by a role that may not create roles) leaves
+  nothing behind.
 * ``sql/*.sql`` (top level only): ``create or replace`` functions, re-applied on every run
   in one transaction, in sorted name order.
 
@@ -15,9 +21,16 @@ copy shipped inside the installed package (``actae/_sql``, read with ``importlib
 else the repository checkout this module runs from (an editable install). Finding no
 migration at all is an error, never a silent no-op.
 
-A session advisory lock serialises concurrent migrators. Files are sent as-is in one
-simple-query round trip each, so they must not contain psql meta-commands or their own
-``begin``/``commit``.
+A session advisory lock serialises concurrent migrators of one database. Roles are
+cluster-wide and an advisory lock is not: the first migrations of two databases of one cluster
+may both find role ``actae_owner`` missing and both create it. The later one then fails
+(``duplicate key ... pg_authid_rolname_index``, or ``role ... already exists``) once the
+other has committed; its transaction is rolled back and run again (at most
+``_ROLE_RACE_RETRIES`` times, and only when a role appeared meanwhile), and now finds the
+role. Any other error, or the same one with no new role, surfaces.
+
+Files are sent as-is in one simple-query round trip each, so they must not contain psql
+meta-commands or their own ``begin``/``commit``.
 
 Hardening (the migrator is usually a superuser; the database may hold other roles' objects):
 
@@ -85,6 +98,12 @@ create table if not exists actae.schema_migrations (
 """
 
 
+# Retries of a migration whose transaction lost a race to create a role (see above).
+_ROLE_RACE_RETRIES = 2
+
+_ROLES = b"select rolname from pg_catalog.pg_roles"
+
+
 class MigrationError(Exception):
     """A migration file or the database's migration history is not in a state we can apply."""
 
@@ -101,7 +120,9 @@ class Migration:
 class MigrationStatus:
     version: int
     name: str
-    state: str  # applied | pending | edited (file changed after apply) | missing (no file)
+    # applied | pending | edited (file changed after apply) | missing (no file)
+    # | out-of-order (not applied, numbered below the newest applied one: migrate refuses it)
+    state: str
     applied_at: datetime | None
 
 
@@ -155,19 +176,14 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
     applied: list[str] = []
     with _locked_connection(dsn) as conn:
         _refuse_untrusted_owners(conn)
-        conn.execute(_BOOTSTRAP)
-        recorded = _recorded(conn)
+        bootstrapped = _has_history(conn)
+        recorded = _recorded(conn) if bootstrapped else {}
         _check_history(migrations, recorded)
         for m in migrations:
             if m.version in recorded:
                 continue
-            with conn.transaction():
-                conn.execute(
-                    "insert into actae.schema_migrations (version, name, checksum)"
-                    " values (%s, %s, %s)",
-                    (m.version, m.name, m.checksum),
-                )
-                _execute_file(conn, m.path, root)
+            _apply(conn, m, root, bootstrap=not bootstrapped)
+            bootstrapped = True
             applied.append(m.name)
         with conn.transaction():
             for path in find_sql_files(root):
@@ -175,17 +191,54 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
     return applied
 
 
+def _apply(conn: psycopg.Connection, m: Migration, root: Path, *, bootstrap: bool) -> None:
+    """One migration in one transaction (with the bootstrap of schema actae and its
+    schema_migrations first when ``bootstrap``: a failed first migration leaves nothing).
+    Run again when it lost a race to create a role with another database's migrator."""
+    for attempt in range(_ROLE_RACE_RETRIES + 1):
+        roles_before = {row[0] for row in conn.execute(_ROLES).fetchall()}
+        try:
+            with conn.transaction():
+                if bootstrap:
+                    conn.execute(_BOOTSTRAP)
+                conn.execute(
+                    "insert into actae.schema_migrations (version, name, checksum)"
+                    " values (%s, %s, %s)",
+                    (m.version, m.name, m.checksum),
+                )
+                _execute_file(conn, m.path, root)
+            return
+        except MigrationError as exc:
+            if attempt == _ROLE_RACE_RETRIES or not _lost_role_race(conn, exc, roles_before):
+                raise
+
+
+def _lost_role_race(conn: psycopg.Connection, exc: MigrationError, before: set[str]) -> bool:
+    """True when exc is a duplicate role (unique violation on pg_authid_rolname_index, or
+    duplicate_object) and a role that did not exist when the transaction began has been
+    committed since: another migrator created it first, and a second run will find it."""
+    cause = exc.__cause__
+    if not isinstance(cause, psycopg.Error):
+        return False
+    role_index = (cause.sqlstate == "23505"
+                  and cause.diag.constraint_name == "pg_authid_rolname_index")
+    if not (role_index or cause.sqlstate == "42710"):
+        return False
+    return bool({row[0] for row in conn.execute(_ROLES).fetchall()} - before)
+
+
 def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
     """Applied/pending state of every migration file (and of recorded ones with no file)."""
     migrations = _required_migrations(root or sql_root())
     with psycopg.connect(dsn, autocommit=True) as conn:
-        exists = conn.execute("select to_regclass('actae.schema_migrations')").fetchone()
-        recorded = _recorded(conn) if exists and exists[0] else {}
+        recorded = _recorded(conn) if _has_history(conn) else {}
+    newest = max(recorded, default=0)
     result: list[MigrationStatus] = []
     for m in migrations:
         row = recorded.pop(m.version, None)
         if row is None:
-            result.append(MigrationStatus(m.version, m.name, "pending", None))
+            state = "out-of-order" if m.version < newest else "pending"
+            result.append(MigrationStatus(m.version, m.name, state, None))
         else:
             state = "applied" if row[1] == m.checksum else "edited"
             result.append(MigrationStatus(m.version, m.name, state, row[2]))
@@ -228,6 +281,12 @@ def _refuse_untrusted_owners(conn: psycopg.Connection) -> None:
         )
 
 
+def _has_history(conn: psycopg.Connection) -> bool:
+    """True when actae.schema_migrations exists (the first migration created it)."""
+    row = conn.execute("select pg_catalog.to_regclass('actae.schema_migrations')").fetchone()
+    return bool(row and row[0])
+
+
 def _recorded(conn: psycopg.Connection) -> dict[int, tuple[str, str, datetime]]:
     rows = conn.execute(
         "select version, name, checksum, applied_at from actae.schema_migrations"
@@ -250,6 +309,18 @@ def _check_history(
                 f"{m.path.name} was edited after it was applied (recorded sha256 "
                 f"{checksum[:12]}, file now {m.checksum[:12]}); add a new migration instead,"
                 " or for a throwaway database start over (`make clean`)"
+            )
+    if not recorded:
+        return
+    newest = max(recorded)
+    free = max(newest, migrations[-1].version) + 1
+    for m in migrations:
+        if m.version < newest and m.version not in recorded:
+            rest = m.path.name.split("_", 1)[1]
+            raise MigrationError(
+                f"{m.path.name} is numbered below {recorded[newest][0]}, the newest applied"
+                f" migration, so it would run out of NNNN order: renumber it (e.g."
+                f" {free:04d}_{rest})"
             )
 
 
