@@ -516,7 +516,7 @@ def _setup(conninfo: str) -> None:
             return
         raise MigrationError(
             f"saver.setup() cannot migrate as this login ({exc.diag.message_primary}): run"
-            " `actae migrate` (or setup()) as the database owner or a superuser; a login that"
+            " `actae migrate` (or setup()) as a superuser; a login that"
             " may not migrate can use the saver (and its setup() does nothing) once the"
             " saver's functions are installed and it may execute them (actae_agent)"
         ) from exc
