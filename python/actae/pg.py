@@ -26,8 +26,9 @@ Public API
     ``$ACTAE_DSN`` (migrated first) when set, else a ``throwaway()`` server for the block.
 ``dev_main(data_dir, port) -> int``
     ``actae dev``: start a server in ``data_dir`` (default ``<user cache>/actae/dev``) on
-    ``port`` (default ``$ACTAE_PG_PORT``, else 54320 when free), migrate, print the DSN, run
-    until Ctrl-C, stop. Returns the exit status.
+    ``port`` (1-65535; default ``$ACTAE_PG_PORT``, else 54320 when free), migrate, print the
+    DSN, run until Ctrl-C, stop. Returns the exit status. SIGTERM and SIGHUP stop the server
+    too (a second one during the stop is ignored), then kill the process (status 143, 129).
 ``Server(base, *, port=None, bin_dir=None, settings=None, listen="127.0.0.1")``
     One cluster in folder ``base`` (``pgdata/``, ``run/`` socket, ``log/``): ``start()``,
     ``stop()``, ``crash()`` (immediate stop), ``running()``, ``create_database(name, fresh=)``,
@@ -206,12 +207,15 @@ class Server:
         self.settings = {**BASE_SETTINGS, "listen_addresses": listen, **(settings or {})}
 
     # -- processes ---------------------------------------------------------------------------
-    def _run(self, tool: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        """Run a server-side tool as the cluster's owner; stdout/stderr captured."""
-        user: dict[str, Any] = {}
+    def _run(self, tool: str, *args: str, check: bool = True,
+             own_session: bool = False) -> subprocess.CompletedProcess[str]:
+        """Run a server-side tool as the cluster's owner; stdout/stderr captured.
+        ``own_session``: in a session of its own, out of reach of a signal sent to our
+        process group (Ctrl-C, ``timeout``)."""
+        user: dict[str, Any] = {"start_new_session": own_session}
         if self.as_root:
             entry = pwd.getpwnam(SERVER_USER)
-            user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+            user.update(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
         return subprocess.run(
             [str(self.bin_dir / tool), *args], cwd="/", check=check, capture_output=True,
             text=True, stdin=subprocess.DEVNULL, **user,
@@ -283,22 +287,46 @@ class Server:
         if self.running():
             self.port = self.running_port()
             return self
+        logged = self._log_size()  # a failed start quotes what this start wrote, only
         done = self._run(
             "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60",
             "-o", f"-p {self.port} -k {self.run_dir}", "start", check=False,
         )
         if done.returncode != 0:
-            log = self.log.read_text(errors="replace") if self.log.is_file() else ""
             raise ServerFailed(
                 f"PostgreSQL did not start in {self.data} on port {self.port} (port in use?"
-                f" set ACTAE_PG_PORT): {_tail(log or done.stderr)}"
+                f" set ACTAE_PG_PORT): {_tail(self._log_since(logged) or done.stderr)}"
             )
         return self
 
+    def _log_size(self) -> int:
+        try:
+            return self.log.stat().st_size
+        except OSError:
+            return 0
+
+    def _log_since(self, offset: int) -> str:
+        """The server log from byte ``offset`` on (all of it when it has since been emptied)."""
+        try:
+            with self.log.open("rb") as log:
+                if log.seek(0, os.SEEK_END) >= offset:
+                    log.seek(offset)
+                else:
+                    log.seek(0)
+                return log.read().decode(errors="replace")
+        except OSError:
+            return ""
+
     def stop(self, mode: str = "fast") -> None:
-        """Stop if running (``mode``: fast, or immediate = a crash, recovered at next start)."""
-        if self.running():
-            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+        """Stop the server (``mode``: fast, or immediate = a crash, recovered at next start).
+
+        Acts whenever ``postmaster.pid`` is there, without asking ``pg_ctl status`` first (a
+        signal to our process group could kill that child and make a running server look
+        stopped); pg_ctl runs in a session of its own for the same reason. A stale pid file
+        (server killed) makes pg_ctl fail harmlessly."""
+        if (self.data / "postmaster.pid").is_file():
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False,
+                      own_session=True)
 
     def crash(self) -> None:
         """Stop like a power cut: no checkpoint, no goodbye to clients."""
@@ -567,46 +595,53 @@ def default_dev_dir() -> Path:
 
 def dev_main(data_dir: Path | None, port: int | None) -> int:
     """``actae dev``: start (or reuse) a server in ``data_dir``, migrate database ``actae``,
-    print its DSN, wait for Ctrl-C (or SIGTERM), stop it. Returns the exit status."""
+    print its DSN, wait for Ctrl-C (or SIGTERM/SIGHUP), stop it. Returns the exit status
+    (after SIGTERM or SIGHUP the process is killed by that signal once the server is stopped,
+    as ``throwaway`` does)."""
     folder = data_dir or default_dev_dir()
-
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    # From the moment this call starts the server, an interrupt anywhere (while it starts,
-    # migrates, prints, or waits) stops it again: nothing is left running.
-    previous = signal.signal(signal.SIGTERM, on_term)
-    server: Server | None = None
-    try:
-        try:
-            chosen = port or _env_port() or (
-                DEV_PORT if not _port_taken(DEV_PORT) else free_port())
-            candidate = Server(folder, port=chosen)
-            if candidate.running():
-                print(f"actae dev: a server already runs in {candidate.data}:"
-                      f" ACTAE_DSN='{candidate.tcp_url()}'", file=sys.stderr)
-                return 1
-            server = candidate
-            server.start()
-            dsn = server.create_database(DATABASE)
-            applied = migrate(dsn)
-        except (ActaeError, MigrationError, psycopg.Error, OSError) as exc:
-            print(f"actae dev: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
-            return 1
-        print(f"{server.version()} running in {server.data}"
-              f" ({len(applied)} migration(s) applied)")
-        print(f"export ACTAE_DSN='{server.tcp_url()}'")
-        print("Ctrl-C stops it; the data stays for the next `actae dev`.", flush=True)
-        while server.running():
-            time.sleep(1)
-        print("actae dev: the server stopped on its own; see " + str(server.log), file=sys.stderr)
+    if port is not None and not 0 < port < 65536:
+        print(f"actae dev: --port {port} is not a port number (1-65535)", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if server is not None:
-            server.stop()
+    # From the moment this call starts the server, an interrupt anywhere (while it starts,
+    # migrates, prints, or waits) stops it again: nothing is left running. The stop runs
+    # before the signal handlers are restored and cannot be interrupted by a second SIGTERM
+    # (``timeout`` sends one to us and another to our process group).
+    with _exit_on_signals():
+        server: Server | None = None
+        try:
+            try:
+                chosen = port if port is not None else _env_port() or (
+                    DEV_PORT if not _port_taken(DEV_PORT) else free_port())
+                candidate = Server(folder, port=chosen)
+                if candidate.running():
+                    stop = shlex.join([sys.executable, "-m", "actae.pg", "--data",
+                                       str(candidate.requested), "stop"])
+                    print(f"actae dev: a server already runs in {candidate.data}:"
+                          f" ACTAE_DSN='{candidate.tcp_url()}'; to stop it: {stop}",
+                          file=sys.stderr)
+                    return 1
+                server = candidate
+                server.start()
+                dsn = server.create_database(DATABASE)
+                applied = migrate(dsn)
+            except (ActaeError, MigrationError, psycopg.Error, OSError) as exc:
+                print(f"actae dev: {str(exc).strip().splitlines()[0]}", file=sys.stderr)
+                return 1
+            print(f"{server.version()} running in {server.data}"
+                  f" ({len(applied)} migration(s) applied)")
+            print(f"export ACTAE_DSN='{server.tcp_url()}'")
+            print("Ctrl-C stops it; the data stays for the next `actae dev`.", flush=True)
+            while server.running():
+                time.sleep(1)
+            print("actae dev: the server stopped on its own; see " + str(server.log),
+                  file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            return 0
+        finally:
+            if server is not None:
+                with _cleaning():
+                    server.stop()
 
 
 # -- python -m actae.pg: the Makefile's entry ----------------------------------------------------
