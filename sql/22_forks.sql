@@ -64,6 +64,7 @@ declare
     v_state actae.state_row;
     v_chain text;
     v_outcome text;
+    v_gone boolean := false;
 begin
     perform actae._check_text(p_source_channel_id, 'source_channel_id');
     perform actae._require(p_at_cursor is null, 'at_cursor');
@@ -118,24 +119,32 @@ begin
         v_op := actae._find_operation(v_source, p_operation_id, null, null);
         if v_op.operation_id is not null then
             if v_op.kind = 'fork_channel' then
+                -- Another tenant's fork (the source is shared: a channel of actae_agent), or
+                -- one since deleted (its id perhaps taken again by another channel): nothing
+                -- of its request is compared, so every request gets the same answer.
                 select c.* into v_fork from actae.channels as c
                 where c.channel_id = v_op.target_channel_id;
-                if not found or not actae._may_read(v_fork.tenant) then
-                    -- Another tenant's fork (the source is shared: a channel of actae_agent),
-                    -- or one since deleted: the same answer for the same request and any
-                    -- other, naming only the caller's own arguments.
-                    perform actae._raise(
-                        'AC409',
-                        format('operation_id %s in channel %s was already used by a fork this '
-                            'caller cannot read', p_operation_id, p_source_channel_id),
-                        jsonb_build_object(
-                            'channel_id', p_source_channel_id, 'operation_id', p_operation_id
-                        )
-                    );
-                end if;
+                v_gone := not found or not actae._may_read(v_fork.tenant)
+                    or v_fork.parent_channel_id is distinct from p_source_channel_id;
             end if;
-            -- AC409 when it was another kind of operation or another fork.
-            perform actae._find_operation(v_source, p_operation_id, 'fork_channel', v_content);
+            if not v_gone then
+                -- AC409 when it was another kind of operation or another fork.
+                perform actae._find_operation(v_source, p_operation_id, 'fork_channel',
+                    v_content);
+                -- The same request: a replay while its channel is still the fork it made.
+                v_gone := v_fork.fork_cursor is distinct from p_at_cursor
+                    or v_fork.tool_policies is distinct from v_policies;
+            end if;
+            if v_gone then
+                perform actae._raise(
+                    'AC409',
+                    format('operation_id %s in channel %s was already used by a fork this '
+                        'caller cannot read', p_operation_id, p_source_channel_id),
+                    jsonb_build_object(
+                        'channel_id', p_source_channel_id, 'operation_id', p_operation_id
+                    )
+                );
+            end if;
             return actae._fork_receipt(v_fork, 'replayed');
         end if;
     end if;

@@ -6,11 +6,13 @@ import argparse
 
 from actae.cli.base import (
     EXECUTION_HEADERS,
+    MAX_ROWS,
     Command,
     Subparsers,
     at_least_zero,
     cell,
     common_options,
+    count,
     execution_rows,
     interval_argument,
     open_client,
@@ -111,7 +113,8 @@ def _add_executions(sub: Subparsers) -> None:
                    help="only claimed/in_progress executions whose lease has lapsed")
     p.add_argument("--channel", help="only this channel's own executions")
     p.add_argument("--status", choices=("claimed", "in_progress", "completed", "failed"))
-    p.add_argument("--limit", type=int, default=100, help="at most this many (default 100)")
+    p.add_argument("--limit", type=count(1, MAX_ROWS), default=100, metavar="N",
+                   help=f"at most N (1 to {MAX_ROWS}, default 100)")
     p.set_defaults(handler=_executions)
 
 
@@ -128,8 +131,8 @@ def _add_purge(sub: Subparsers) -> None:
                        help="delete closed channels and expired keys past their lifetime")
     p.add_argument("--older-than", required=True,
                    help="how long a closed channel must have been quiet, e.g. '30 days'")
-    p.add_argument("--batch-size", type=int, default=1000,
-                   help="rows per transaction (default 1000)")
+    p.add_argument("--batch-size", type=count(1, MAX_ROWS), default=1000, metavar="N",
+                   help=f"rows per transaction (1 to {MAX_ROWS}, default 1000)")
     p.add_argument("--max-batches", type=at_least_zero, default=0, metavar="N",
                    help="stop after N batches (default 0: until done)")
     p.set_defaults(handler=_purge)

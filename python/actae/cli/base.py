@@ -92,21 +92,28 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
 
 
-def at_least_one(text: str) -> int:
-    """``type=`` for a count that must be at least 1 (a concurrency)."""
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def count(low: int, high: int | None = None) -> Callable[[str], int]:
+    """``type=`` for a count from ``low`` (to ``high``, the server's own limit, when given):
+    a value outside is argparse's error naming the option, not the server's naming its
+    argument."""
+    def check(text: str) -> int:
+        value = _integer(text)
+        if high is None and value < low:
+            raise argparse.ArgumentTypeError(f"must be {_LOW.get(low, f'at least {low}')},"
+                                             f" got {value}")
+        if high is not None and not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {low} to {high}, got {value}")
+        return value
+    return check
 
 
-def at_least_zero(text: str) -> int:
-    """``type=`` for a count where 0 means something (none, or no limit; say which in the
-    option's help) and a negative number nothing."""
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+_LOW = {0: "0 or more", 1: "at least 1"}
+#: a count of at least 1 (a concurrency)
+at_least_one = count(1)
+#: a count where 0 means something (none, or no limit: say which in the option's help)
+at_least_zero = count(0)
+#: the server's limit on a page of rows (max_rows, max_events, batch_size)
+MAX_ROWS = 100000
 
 
 @contextmanager

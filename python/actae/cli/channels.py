@@ -7,12 +7,13 @@ from typing import Any
 
 from actae.cli.base import (
     EXECUTION_HEADERS,
+    MAX_ROWS,
     Command,
     CommandError,
     Subparsers,
-    at_least_zero,
     cell,
     common_options,
+    count,
     execution_rows,
     interval_argument,
     interval_text,
@@ -134,9 +135,10 @@ def _add_channel(sub: Subparsers) -> None:
     show = actions.add_parser("show", parents=[common_options()],
                               help="lineage, head, state version, last events, executions")
     show.add_argument("channel_id", metavar="ID")
-    show.add_argument("--events", type=at_least_zero, default=10, metavar="N",
-                      help="last N events (default 10; 0: none)")
-    show.add_argument("--limit", type=int, default=100, help="at most N executions")
+    show.add_argument("--events", type=count(0, MAX_ROWS), default=10, metavar="N",
+                      help=f"last N events (0 to {MAX_ROWS}, default 10; 0: none)")
+    show.add_argument("--limit", type=count(1, MAX_ROWS), default=100, metavar="N",
+                      help=f"at most N executions (1 to {MAX_ROWS}, default 100)")
     show.set_defaults(handler=_show)
     close = actions.add_parser("close", parents=[common_options()],
                                help="mark the run as over (starts its retention clock)")

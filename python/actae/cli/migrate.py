@@ -18,7 +18,7 @@ def _migrate(args: argparse.Namespace) -> int:
             print(json.dumps([_status_json(r) for r in rows]))
         else:
             for r in rows:
-                print(f"{r.state:<8} {r.name}")
+                print(f"{r.state:<12} {r.name}")
         return 0 if migrations.status_ok(rows) else 1
     applied = migrations.migrate(dsn)
 

@@ -151,7 +151,17 @@ def test_negative_counts_are_refused(dsn: str) -> None:
     line = usage_error(run(dsn, "purge", "--older-than", "30 days", "--max-batches", "-1"))
     assert line == "actae purge: error: argument --max-batches: must be 0 or more, got -1"
     line = usage_error(run(dsn, "channel", "show", channel, "--events", "-2"))
-    assert line == "actae channel show: error: argument --events: must be 0 or more, got -2"
+    assert line == "actae channel show: error: argument --events: must be 0 to 100000, got -2"
+    # Past the server's own limits: the option is named, not the function's argument.
+    for args, option, value in (
+        (("channel", "show", channel, "--events", "200000"), "--events", "200000"),
+        (("channel", "show", channel, "--limit", "0"), "--limit", "0"),
+        (("executions", "--limit", "-3"), "--limit", "-3"),
+        (("purge", "--older-than", "1 day", "--batch-size", "0"), "--batch-size", "0"),
+    ):
+        line = usage_error(run(dsn, *args))
+        assert line.endswith(f"argument {option}: must be {0 if option == '--events' else 1}"
+                             f" to 100000, got {value}"), line
     line = usage_error(run(dsn, "channel", "show", channel, "--events", "two"))
     assert line.endswith("argument --events: invalid int value: 'two'"), line
     # 0 keeps its meaning: no events; purge until done (nothing is 1000 years old)

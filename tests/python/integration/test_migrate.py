@@ -161,7 +161,8 @@ def test_cli_status_and_migrate(scratch_dsn: str, root: Path) -> None:
     env = {"ACTAE_SQL_ROOT": str(root), "ACTAE_DSN": scratch_dsn}
     before = cli("migrate", "--status", env=env)
     assert before.returncode == 1, before.stderr  # anything pending: non-zero
-    assert before.stdout.split("\n")[:2] == ["pending  0001_widgets", "pending  0002_names"]
+    assert before.stdout.split("\n")[:2] == ["pending      0001_widgets",
+                                              "pending      0002_names"]
 
     applied = cli("migrate", env=env)
     assert applied.returncode == 0, applied.stderr

@@ -123,7 +123,7 @@ def test_the_wheel_ships_sql_and_types(installed: Path) -> None:
 def test_installed_actae_migrates_an_empty_database(installed: Path, empty_database: str) -> None:
     pending = actae(installed, "migrate", "--status", "--dsn", empty_database)
     assert pending.returncode == 1, pending.stderr  # everything pending
-    assert pending.stdout.splitlines()[0].startswith("pending  0001_")
+    assert pending.stdout.splitlines()[0].startswith("pending      0001_")
 
     done = actae(installed, "migrate", "--dsn", empty_database)
     assert done.returncode == 0, done.stderr

@@ -4,9 +4,12 @@
 -- (one operation_id namespace per channel, SPEC section 3a). An event under a fork's
 -- operation_id is AC409 whose DETAIL does not carry the fork's stored content hash (it
 -- covers the fork's new channel id, which a tenant sharing the source must not confirm).
+-- A fork recorded under an operation_id that has since been purged, its id taken again by
+-- an ordinary channel: the same request is AC409 (as without the operation_id), not a
+-- replay with an empty receipt.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(9);
 
 select pg_temp.record_steps('tap-frop', 3);
 select actae.fork_channel('tap-frop', 1, 'tap-frop-x');
@@ -31,6 +34,16 @@ select ok(e -> 'detail' ? 'stored_content_sha256'
     and e -> 'detail' ->> 'stored_content_sha256' is null
     and e -> 'detail' ->> 'stored_kind' = 'fork_channel',
     'naming the stored kind, without the fork''s content hash') from clash;
+
+select actae.fork_channel('tap-frop', 2, 'tap-frop-gone', 'op-gone');
+select actae.close_channel('tap-frop-gone');
+select actae.purge('0 seconds');
+select is((select count(*) from actae.channels where channel_id = 'tap-frop-gone'), 0::bigint,
+    'the fork recorded under op-gone is purged');
+select actae.record_event('tap-frop-gone', 'unrelated', '{}');
+select throws_ok($$select actae.fork_channel('tap-frop', 2, 'tap-frop-gone', 'op-gone')$$,
+    'AC409', 'operation_id op-gone in channel tap-frop was already used by a fork this caller '
+    'cannot read', 'the same request, its fork purged and its id taken again, is AC409');
 
 select * from finish();
 rollback;
