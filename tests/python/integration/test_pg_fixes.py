@@ -18,6 +18,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from actae import pg
 from tests.python.support.databases import empty_database
+from tests.python.support.helpers import alive
 
 REPO = Path(__file__).resolve().parents[3]
 NO_PASSFILE = "/nonexistent/actae-pgpass"  # so no ~/.pgpass can supply a password
@@ -27,14 +28,6 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in {"ACTAE_DSN", "ACTAE_WITH_DB", "PGPASSWORD", "PGPASSFILE"}}
     return {**env, "PGPASSFILE": NO_PASSFILE, **extra}
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def assert_gone(postmaster: int, folder: Path) -> None:

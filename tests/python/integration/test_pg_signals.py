@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from actae import pg
+from tests.python.support.helpers import alive
 
 # Signals and pg_ctl, not the server's version: make test's first pass only.
 pytestmark = pytest.mark.once
@@ -29,14 +30,6 @@ REPO = Path(__file__).resolve().parents[3]
 def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items()
             if k not in {"ACTAE_DSN", "ACTAE_WITH_DB", "ACTAE_PG_PORT"}}
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def children(pid: int) -> set[int]:

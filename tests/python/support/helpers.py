@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -20,6 +21,15 @@ from psycopg.types.json import Jsonb
 from actae import ActaeClient, Event, ToolContext
 
 T = TypeVar("T")
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still exists."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def run(coro: Awaitable[T], timeout: float = 30.0) -> T:
