@@ -290,7 +290,10 @@ def transition_actae(args: dict[str, Any], index: int) -> Factory:
 
 def transition_floor(args: dict[str, Any], index: int) -> Factory:
     """The floor of a transition (scripts/floors.sql: head, event, snapshot, nothing else)
-    from bare psycopg, prepared, with the states transition_actae writes."""
+    from bare psycopg, prepared, with the states transition_actae writes, encoded as the
+    driver encodes them (pydantic_core.to_json: json.dumps costs the client more at 64 KB)."""
+    from pydantic_core import to_json
+
     conn = psycopg.connect(args["dsn"], autocommit=True)
     channel = f"tf{index}-{args['tag']}"
     conn.execute("insert into actae.channels (channel_id) values (%s)", (channel,))
@@ -300,8 +303,9 @@ def transition_floor(args: dict[str, Any], index: int) -> Factory:
     def op() -> None:
         step[0] += 1
         row = conn.execute("select version from bench.transition_floor(%s, %s, %s, %s)",
-                           (channel, "step", Jsonb({"step": step[0]}),
-                            Jsonb({**base, "step": step[0]})), prepare=True).fetchone()
+                           (channel, "step", Jsonb({"step": step[0]}, dumps=to_json),
+                            Jsonb({**base, "step": step[0]}, dumps=to_json)),
+                           prepare=True).fetchone()
         assert row is not None and row[0] == step[0], row
 
     return op, conn.close
