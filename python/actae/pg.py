@@ -707,7 +707,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("actae.pg run: no command given", file=sys.stderr)
         return 2
     if os.environ.get("ACTAE_WITH_DB") == "1":  # inside another `run`: one server, one migrate
-        return subprocess.run(command, check=False).returncode
+        return _shell_status(subprocess.run(command, check=False).returncode)
     given = os.environ.get("ACTAE_DSN")
     if given:
         return _run_command(command, given, [])
@@ -729,6 +729,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 server.stop()
 
 
+def _shell_status(returncode: int) -> int:
+    """A command's exit status as a shell reports it: 128 + N when signal N killed it (an
+    OOM-killed pytest is 137, not the -9 subprocess gives, which sys.exit turns into 247)."""
+    return 128 - returncode if returncode < 0 else returncode
+
+
 def _run_command(command: list[str], dsn: str, received: list[int]) -> int:
     """Run ``command`` on ``dsn`` (prepared first); its exit status, 130 when interrupted.
     ``received``: where ``_exit_on_signals`` puts a SIGTERM/SIGHUP, passed on to the command."""
@@ -736,7 +742,7 @@ def _run_command(command: list[str], dsn: str, received: list[int]) -> int:
     env = {**os.environ, **libpq_env(dsn), "ACTAE_WITH_DB": "1"}
     child = subprocess.Popen(command, env=env)
     try:
-        return child.wait()
+        return _shell_status(child.wait())
     except KeyboardInterrupt:  # Ctrl-C (the command got it too), or SIGTERM/SIGHUP to us
         with _cleaning():
             if received:

@@ -114,6 +114,8 @@ at_least_one = count(1)
 at_least_zero = count(0)
 #: the server's limit on a page of rows (max_rows, max_events, batch_size)
 MAX_ROWS = 100000
+#: the console reads' own limits (timeline, fork_tree, diff_states; list_channels: 1000)
+MAX_CONSOLE_ROWS = 10000
 
 
 @contextmanager

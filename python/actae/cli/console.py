@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from actae.cli.base import (
+    MAX_CONSOLE_ROWS,
     CommandError,
     Subparsers,
+    count,
     dsn_from,
     open_client,
     printable,
@@ -127,7 +129,8 @@ def _add_timeline(sub: Subparsers) -> None:
     p = sub.add_parser("timeline", help="a channel's events and tool calls in clock order")
     p.add_argument("channel_id")
     p.add_argument("--after", type=int, default=None, help="only rows after this clock")
-    p.add_argument("--limit", type=int, default=200, help="rows per page (at most 1000)")
+    p.add_argument("--limit", type=count(1, MAX_CONSOLE_ROWS), default=200, metavar="N",
+                   help=f"rows per page (1 to {MAX_CONSOLE_ROWS}, default 200)")
     p.add_argument("--all", action="store_true", help="every page, not just the first")
     p.add_argument("--follow", action="store_true",
                    help="keep printing new rows as events are recorded (LISTEN/NOTIFY)")
@@ -164,7 +167,8 @@ def _run_forks(args: argparse.Namespace) -> int:
 def _add_forks(sub: Subparsers) -> None:
     p = sub.add_parser("forks", help="the fork tree a channel belongs to")
     p.add_argument("channel_id")
-    p.add_argument("--limit", type=int, default=1000, help="at most this many channels")
+    p.add_argument("--limit", type=count(1, MAX_CONSOLE_ROWS), default=1000, metavar="N",
+                   help=f"at most N channels (1 to {MAX_CONSOLE_ROWS}, default 1000)")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print JSON instead of text")
     _dsn_option(p)
@@ -207,7 +211,8 @@ def _add_diff(sub: Subparsers) -> None:
     p = sub.add_parser("diff", help="how two channels relate and how their states differ")
     p.add_argument("channel_a")
     p.add_argument("channel_b")
-    p.add_argument("--limit", type=int, default=1000, help="at most this many changes")
+    p.add_argument("--limit", type=count(1, MAX_CONSOLE_ROWS), default=1000, metavar="N",
+                   help=f"at most N changes (1 to {MAX_CONSOLE_ROWS}, default 1000)")
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print JSON instead of text")
     _dsn_option(p)

@@ -24,9 +24,11 @@ from datetime import datetime
 from typing import Any
 
 from actae.cli.base import (
+    MAX_ROWS,
     CommandError,
     Subparsers,
     at_least_one,
+    count,
     dsn_from,
     pairs,
     printable,
@@ -182,7 +184,8 @@ def _add_runs(sub: Subparsers) -> None:
                                         "completed", "failed", "cancelled"))
     p.add_argument("--agent")
     p.add_argument("--queue")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--limit", type=count(1, MAX_ROWS), default=100, metavar="N",
+                   help=f"at most N runs (1 to {MAX_ROWS}, default 100)")
     p.set_defaults(handler=_runs)
 
 

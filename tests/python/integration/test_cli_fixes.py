@@ -158,10 +158,16 @@ def test_negative_counts_are_refused(dsn: str) -> None:
         (("channel", "show", channel, "--limit", "0"), "--limit", "0"),
         (("executions", "--limit", "-3"), "--limit", "-3"),
         (("purge", "--older-than", "1 day", "--batch-size", "0"), "--batch-size", "0"),
+        (("runs", "--limit", "200000"), "--limit", "200000"),
     ):
         line = usage_error(run(dsn, *args))
         assert line.endswith(f"argument {option}: must be {0 if option == '--events' else 1}"
                              f" to 100000, got {value}"), line
+    # The console's reads take at most 10000 rows.
+    for args in (("timeline", channel, "--limit", "0"), ("forks", channel, "--limit", "-1"),
+                 ("diff", channel, channel, "--limit", "10001")):
+        line = usage_error(run(dsn, *args))
+        assert line.endswith(f"argument --limit: must be 1 to 10000, got {args[-1]}"), line
     line = usage_error(run(dsn, "channel", "show", channel, "--events", "two"))
     assert line.endswith("argument --events: invalid int value: 'two'"), line
     # 0 keeps its meaning: no events; purge until done (nothing is 1000 years old)

@@ -163,6 +163,21 @@ def test_run_on_actae_dsn_migrates_that_database(no_dsn_env: dict[str, str], scr
     assert applied(scratch) == MIGRATIONS
 
 
+def test_run_reports_a_command_killed_by_a_signal_as_a_shell_does(
+        no_dsn_env: dict[str, str], scratch: str) -> None:
+    """A command killed by signal N exits 128 + N (137 for SIGKILL, as an OOM kill shows in a
+    shell), not the negative status subprocess gives (which sys.exit turned into 247), both
+    on a server `run` prepared and inside another `run` (ACTAE_WITH_DB)."""
+    suicide = "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"
+    done = module("run", "--", sys.executable, "-c", suicide,
+                  env={**no_dsn_env, "ACTAE_DSN": scratch})
+    assert done.returncode == 128 + signal.SIGKILL, (done.returncode, done.stderr)
+    suicide = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
+    nested = module("run", "--", sys.executable, "-c", suicide,
+                    env={**no_dsn_env, "ACTAE_DSN": scratch, "ACTAE_WITH_DB": "1"})
+    assert nested.returncode == 128 + signal.SIGTERM, (nested.returncode, nested.stderr)
+
+
 def test_start_prints_the_dsn_it_leaves_running(no_dsn_env: dict[str, str], tmp_path: Path,
                                                 ) -> None:
     data = tmp_path / "migrate"
