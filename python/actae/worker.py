@@ -96,6 +96,8 @@ Agent = Callable[["Run"], Awaitable[Any]]
 A = TypeVar("A", bound=Agent)
 #: keys per list_completed read in the prefetch.
 _PREFETCH_PAGE = 10000
+# SQLSTATE classes of a statement too large to run: program limit exceeded, out of resources
+_TOO_LARGE = ("54", "53")
 _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 _RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
 
@@ -434,8 +436,20 @@ class Worker:
             records = await self.client.claim_runs(self.queue, self.name, free, agents,
                                                    self.lease_seconds)
             return [(record, None) for record in records]
-        claimed = await self.client.claim_runs_with_completed(
-            self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE)
+        try:
+            claimed = await self.client.claim_runs_with_completed(
+                self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE)
+        except psycopg.Error as exc:
+            if (exc.sqlstate or "")[:2] not in _TOO_LARGE:
+                raise
+            # A first page too large for the statement (one jsonb value holds at most 256 MB:
+            # a run's completed results can pass that) undid every claim of the statement,
+            # and would again at each poll, the run staying the oldest due: claim without
+            # the prefix, which each run then reads in list_completed pages.
+            log.warning("claim with prefetch failed (%s); claiming without it", exc)
+            records = await self.client.claim_runs(self.queue, self.name, free, agents,
+                                                   self.lease_seconds)
+            return [(record, None) for record in records]
         return [(c.run, c.completed) for c in claimed]
 
     def _spawn(self, claimed: list[tuple[RunRecord, list[Execution] | None]]) -> None:

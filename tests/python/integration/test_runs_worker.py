@@ -451,3 +451,40 @@ async def test_a_run_ended_by_another_claimer_stops_its_stalled_agent(
         # Stopped at its first heartbeat after the stall (a third of the lease, about 7
         # steps), not after all 30.
         assert len(steps) < 15, steps
+
+
+@_sync
+async def test_a_prefix_too_large_to_prefetch_does_not_stop_the_queue(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """A run whose channel holds more completed results than one jsonb value can carry
+    (256 MB, here 260 results of 1 MB, each within the limits) made the worker's claim with
+    prefetch fail, undoing every claim of the statement, at every poll: neither that run nor
+    one queued behind it ever ran. The worker then claims without the prefetch; the big run
+    still replays its completed calls (read in list_completed pages), the small one runs."""
+    queue = _queue(unique)
+    big, small = unique("big"), unique("small")
+    blob = "a" * 1_040_000  # compresses on disk, about 1 MB as jsonb
+    calls: list[str] = []
+    async with ActaeClient(dsn) as client:
+        await client.start_run(big, "agent", None, queue)
+        for base in range(0, 260, 20):
+            keys = [f"k{base + i:04d}" for i in range(20)]
+            claimed = await client.claim_executions(big, keys, ["fetch"] * 20, [{}] * 20)
+            await client.complete_executions(
+                [c.execution.id for c in claimed], [c.claim_token for c in claimed],
+                [{"page": blob}] * 20, channel_id=big)
+        await client.start_run(small, "agent", None, queue)
+        worker = Worker(client, queue=queue, concurrency=2, poll_interval=0.1)
+
+        @worker.agent("agent")
+        async def agent(run: Run) -> Any:
+            if run.channel_id == big:  # a completed call replays, the tool is not called
+                page = await run.tool(lambda ctx: calls.append(ctx.key_name), key="k0259",
+                                      tool_name="fetch", params={})
+                assert page == {"page": blob}
+            return "done"
+
+        done = await _with_worker(worker, lambda: _until(client, [big, small], FINAL, 60))
+        assert [r.status for r in done] == ["completed", "completed"]
+        assert calls == []
