@@ -20,18 +20,22 @@ Nothing about an element changes: the batch functions give each element the outc
 single call would, and they are all-or-nothing, so when a batch raises (one element's
 conflict, a blocked tool, a fenced token) nothing was written and every element is sent
 again on its own, getting its own outcome or its own error. A caller cancelled before the
-batch is sent is left out of it. A lone call is sent as the single call. Private: nothing
-here is part of Actae's API.
+batch is sent is left out of it; one cancelled while the batch is in flight has the claim
+it won failed at once (retryable, no tool ran), as its single claim would have been
+undone. A lone call is sent as the single call. Private: nothing here is part of Actae's
+API.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from actae import calls
 from actae._runtime import retrieve
+from actae.models import Claim
 
 #: At most this many calls go in one batch (the functions take up to 1000).
 MAX_BATCH = 100
@@ -149,8 +153,7 @@ class Coalescer:
                 pass
             else:
                 for (_, future), row in zip(waiting, rows, strict=True):
-                    if not future.done():
-                        future.set_result(row)
+                    await self._hand(future, row)
                 return
         for call, future in waiting:
             if future.done():
@@ -161,5 +164,22 @@ class Coalescer:
                 if not future.done():
                     future.set_exception(exc)
             else:
-                if not future.done():
-                    future.set_result(result)
+                await self._hand(future, result)
+
+    async def _hand(self, future: asyncio.Future[Any], row: Any) -> None:
+        """Give a caller its row. A caller cancelled while its claim was in flight never
+        sees the claim it won: that claim is failed (retryable, before any tool ran), so the
+        next claim of the key reclaims it at once, unambiguously, as after a cancelled
+        single claim (whose statement is cancelled with it), instead of waiting out a lease
+        nobody holds and then reconciling a call that never ran."""
+        if not future.done():
+            future.set_result(row)
+            return
+        if isinstance(row, Claim) and row.status in ("claimed", "reclaimed"):
+            token = row.claim_token
+            if token is not None:
+                with contextlib.suppress(Exception):  # else the lease lapses, as on a crash
+                    await self._execute(calls.fail_execution(
+                        row.execution.id, "cancelled before the tool ran: its caller was"
+                        " cancelled while the claim was in flight", token, retryable=True,
+                        channel_id=row.execution.channel_id))

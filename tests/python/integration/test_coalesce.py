@@ -211,6 +211,48 @@ def test_a_caller_cancelled_before_the_batch_is_sent_is_left_out(
     assert keys == [(f"k{i}",) for i in range(4) if i != cancelled]
 
 
+@pytest.mark.parametrize("cancelled", [0, 2])
+def test_a_caller_cancelled_while_its_claim_is_in_flight_leaves_no_orphan_claim(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str], cancelled: int) -> None:
+    # The batch is in flight (held up by the channel's claim guard) when one caller gives
+    # up: its claim commits with the others', and nobody holds its token. It is failed
+    # (retryable, before any tool ran), so the same call made again reclaims it at once and
+    # unambiguously, as after a cancelled single claim, instead of waiting out the lease
+    # and then reconciling a call that never ran.
+    channel = unique("co-orphan")
+    ran: list[tuple[str, bool]] = []
+
+    async def tool(ctx: ToolContext) -> str:
+        ran.append((ctx.key_name, ctx.ambiguous))
+        return ctx.key_name
+
+    async def main() -> str:
+        async with ActaeClient(dsn) as client:
+            guard = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+            await guard.execute("select pg_advisory_lock(1633907809, hashtext(%s))",
+                                (channel,))
+            tasks = [asyncio.create_task(client.run_tool(
+                tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
+                lease_seconds=300)) for i in range(3)]
+            await asyncio.sleep(0.3)  # the batch waits on the guard
+            tasks[cancelled].cancel()
+            await asyncio.sleep(0.2)
+            await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))",
+                                (channel,))
+            await guard.close()
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            assert isinstance(results[cancelled], asyncio.CancelledError)
+            return str(await client.run_tool(tool, channel_id=channel,
+                                             key_name=f"k{cancelled}", tool_name="t",
+                                             params={}, lease_seconds=300, wait_timeout=2))
+
+    assert asyncio.run(main()) == f"k{cancelled}"
+    assert sorted(ran) == [(f"k{i}", False) for i in range(3)]
+    attempt = conn.execute("select status, attempt from actae.executions where channel_id = %s"
+                           " and key_name = %s", (channel, f"k{cancelled}")).fetchone()
+    assert attempt == ("completed", 2)
+
+
 # --- the frameworks' parallel tool calls --------------------------------------------------------
 
 
