@@ -171,11 +171,15 @@ class Coalescer:
         sees the claim it won: that claim is failed (retryable, before any tool ran), so the
         next claim of the key reclaims it at once, unambiguously, as after a cancelled
         single claim (whose statement is cancelled with it), instead of waiting out a lease
-        nobody holds and then reconciling a call that never ran."""
+        nobody holds and then reconciling a call that never ran. An ambiguous reclaim is
+        left to lapse: its ambiguity belongs to an earlier attempt."""
         if not future.done():
             future.set_result(row)
             return
-        if isinstance(row, Claim) and row.status in ("claimed", "reclaimed"):
+        # Not an ambiguous reclaim: an earlier attempt may have run the tool, and a failure
+        # recorded now would hide that from the next claim (which must reconcile).
+        if (isinstance(row, Claim) and row.status in ("claimed", "reclaimed")
+                and not row.execution.ambiguous):
             token = row.claim_token
             if token is not None:
                 with contextlib.suppress(Exception):  # else the lease lapses, as on a crash

@@ -253,6 +253,46 @@ def test_a_caller_cancelled_while_its_claim_is_in_flight_leaves_no_orphan_claim(
     assert attempt == ("completed", 2)
 
 
+def test_an_ambiguous_reclaim_cancelled_in_flight_stays_ambiguous(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    # k0's first attempt ended with no recorded outcome (its lease lapsed): the tool may have
+    # run. Its reclaim, in a batch in flight when its caller gives up, is not failed (that
+    # would tell the next claim the outcome is known): it lapses, and the next claim is
+    # ambiguous again and reconciles.
+    channel = unique("co-ambiguous")
+    seen: list[tuple[str, bool]] = []
+
+    async def tool(ctx: ToolContext) -> str:
+        seen.append((ctx.key_name, ctx.ambiguous))
+        return ctx.key_name
+
+    async def main() -> None:
+        async with ActaeClient(dsn) as client:
+            await client.claim_execution(channel, "k0", "t", {}, lease_seconds=1)
+            await asyncio.sleep(1.1)  # the first attempt's lease lapses, no outcome
+            guard = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+            await guard.execute("select pg_advisory_lock(1633907809, hashtext(%s))",
+                                (channel,))
+            tasks = [asyncio.create_task(client.run_tool(
+                tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
+                lease_seconds=1)) for i in range(3)]
+            await asyncio.sleep(0.3)
+            tasks[0].cancel()
+            await asyncio.sleep(0.2)
+            await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))",
+                                (channel,))
+            await guard.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            row = await client.get_execution(channel_id=channel, key_name="k0")
+            assert (row.status, row.attempt) == ("claimed", 2), row
+            await asyncio.sleep(1.1)
+            assert await client.run_tool(tool, channel_id=channel, key_name="k0",
+                                         tool_name="t", params={}) == "k0"
+
+    asyncio.run(main())
+    assert sorted(seen) == [("k0", True), ("k1", False), ("k2", False)]
+
+
 # --- the frameworks' parallel tool calls --------------------------------------------------------
 
 
