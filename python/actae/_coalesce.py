@@ -81,6 +81,22 @@ def _nothing_ready() -> bool:
     return ready is not None and (not ready or all(h.cancelled() for h in tuple(ready)))
 
 
+def _orphan(row: Any) -> bool:
+    """A claim its caller won and owns, to release when that caller is gone. Not an
+    ambiguous reclaim: an earlier attempt may have run the tool, and a failure recorded now
+    would hide that from the next claim (which must reconcile); it lapses instead."""
+    return (isinstance(row, Claim) and row.status in ("claimed", "reclaimed")
+            and not row.execution.ambiguous and row.claim_token is not None)
+
+
+def _hand(future: asyncio.Future[Any], row: Any, orphans: list[Any]) -> None:
+    """Give a caller its row; a cancelled caller's claim goes to ``orphans``."""
+    if not future.done():
+        future.set_result(row)
+    elif _orphan(row):
+        orphans.append(row)
+
+
 class Coalescer:
     """Batches the eligible calls of concurrent plans; ``execute`` runs one call.
 
@@ -106,7 +122,11 @@ class Coalescer:
         if filling is not None and len(filling) < MAX_BATCH:
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             filling.append((call, future))
-            return await future
+            try:
+                return await future
+            except asyncio.CancelledError:
+                self.release_later(future)
+                raise
         return await self._lead(key, call)
 
     async def _lead(self, key: tuple[Any, ...], call: calls.Call[Any]) -> Any:
@@ -131,7 +151,11 @@ class Coalescer:
         # Sent in a task of its own: the leader cancelled now must not cancel the others'.
         mine: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._spawn(key, [(call, mine), *others])
-        return await mine
+        try:
+            return await mine
+        except asyncio.CancelledError:
+            self.release_later(mine)
+            raise
 
     def _spawn(self, key: tuple[Any, ...], waiting: Waiting) -> None:
         """Send a batch in a task of its own, whoever of its callers is cancelled."""
@@ -144,46 +168,53 @@ class Coalescer:
 
     async def _send(self, key: tuple[Any, ...], waiting: Waiting) -> None:
         """Every element's row or error on its future: one batch call, or (for one element,
-        or when the batch raised and so wrote nothing) each element's own call."""
+        or when the batch raised and so wrote nothing) each element's own call. Every row
+        is handed out before the claims of cancelled callers are released (_release)."""
         waiting = [w for w in waiting if not w[1].done()]  # callers cancelled meanwhile
-        if len(waiting) > 1:
-            try:
-                rows = await self._execute(_batch(key, [call for call, _ in waiting]))
-            except Exception:  # noqa: BLE001 - nothing was written: each on its own below
-                pass
-            else:
-                for (_, future), row in zip(waiting, rows, strict=True):
-                    await self._hand(future, row)
-                return
-        for call, future in waiting:
-            if future.done():
-                continue  # its caller was cancelled while the batch was refused
-            try:
-                result = await self._execute(call)
-            except Exception as exc:  # noqa: BLE001 - the element's own error, handed back
-                if not future.done():
-                    future.set_exception(exc)
-            else:
-                await self._hand(future, result)
+        orphans: list[Any] = []
+        try:
+            if len(waiting) > 1:
+                try:
+                    rows = await self._execute(_batch(key, [call for call, _ in waiting]))
+                except Exception:  # noqa: BLE001 - nothing was written: each on its own below
+                    pass
+                else:
+                    for (_, future), row in zip(waiting, rows, strict=True):
+                        _hand(future, row, orphans)
+                    return
+            for call, future in waiting:
+                if future.done():
+                    continue  # its caller was cancelled while the batch was refused
+                try:
+                    result = await self._execute(call)
+                except Exception as exc:  # noqa: BLE001 - the element's own error, handed back
+                    if not future.done():
+                        future.set_exception(exc)
+                else:
+                    _hand(future, result, orphans)
+        finally:
+            for row in orphans:
+                await self._release(row)
 
-    async def _hand(self, future: asyncio.Future[Any], row: Any) -> None:
-        """Give a caller its row. A caller cancelled while its claim was in flight never
-        sees the claim it won: that claim is failed (retryable, before any tool ran), so the
-        next claim of the key reclaims it at once, unambiguously, as after a cancelled
-        single claim (whose statement is cancelled with it), instead of waiting out a lease
-        nobody holds and then reconciling a call that never ran. An ambiguous reclaim is
-        left to lapse: its ambiguity belongs to an earlier attempt."""
-        if not future.done():
-            future.set_result(row)
+    def release_later(self, future: asyncio.Future[Any]) -> None:
+        """A caller cancelled after its row was handed to it, before it could read it (a
+        cancel made ready in the same loop round): release the claim it won, in a task of
+        its own (the caller leaves at once)."""
+        if future.done() and not future.cancelled() and _orphan(future.result()):
+            asyncio.get_running_loop().create_task(
+                self._release(future.result())).add_done_callback(retrieve)
+
+    async def _release(self, claim: Claim) -> None:
+        """Fail the claim of a caller that was cancelled while it was in flight (retryable,
+        before any tool ran), so the next claim of the key reclaims it at once,
+        unambiguously, as after a cancelled single claim (whose statement is cancelled with
+        it), instead of waiting out a lease nobody holds and then reconciling a call that
+        never ran. When that fails too, the lease lapses, as on a crash."""
+        token = claim.claim_token
+        if token is None:
             return
-        # Not an ambiguous reclaim: an earlier attempt may have run the tool, and a failure
-        # recorded now would hide that from the next claim (which must reconcile).
-        if (isinstance(row, Claim) and row.status in ("claimed", "reclaimed")
-                and not row.execution.ambiguous):
-            token = row.claim_token
-            if token is not None:
-                with contextlib.suppress(Exception):  # else the lease lapses, as on a crash
-                    await self._execute(calls.fail_execution(
-                        row.execution.id, "cancelled before the tool ran: its caller was"
-                        " cancelled while the claim was in flight", token, retryable=True,
-                        channel_id=row.execution.channel_id))
+        with contextlib.suppress(Exception):
+            await self._execute(calls.fail_execution(
+                claim.execution.id, "cancelled before the tool ran: its caller was"
+                " cancelled while the claim was in flight", token, retryable=True,
+                channel_id=claim.execution.channel_id))

@@ -253,6 +253,48 @@ def test_a_caller_cancelled_while_its_claim_is_in_flight_leaves_no_orphan_claim(
     assert attempt == ("completed", 2)
 
 
+def test_a_caller_cancelled_as_its_row_arrives_leaves_no_orphan_claim(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    # The cancel is made ready in the same loop round as the batch's answer (a timeout, a
+    # TaskGroup sibling failing): the caller's row is set, then CancelledError is raised at
+    # its await. The claim it won is released all the same, and the others get their rows
+    # first.
+    channel = unique("co-late")
+    ran: list[str] = []
+
+    async def tool(ctx: ToolContext) -> str:
+        ran.append(ctx.key_name)
+        return ctx.key_name
+
+    async def main() -> str:
+        async with ActaeClient(dsn) as client:
+            coalescer = client._coalescer  # pyright: ignore[reportPrivateUsage]
+            real = coalescer._execute  # pyright: ignore[reportPrivateUsage]
+            tasks: list[asyncio.Task[Any]] = []
+
+            async def execute(call: calls.Call[Any]) -> Any:
+                rows = await real(call)
+                if call.sql == calls.CLAIM_EXECUTIONS:
+                    asyncio.get_running_loop().call_soon(tasks[1].cancel)
+                return rows
+
+            coalescer._execute = execute  # pyright: ignore[reportPrivateUsage]
+            tasks.extend(asyncio.create_task(client.run_tool(
+                tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
+                lease_seconds=300)) for i in range(3))
+            results = await asyncio.gather(*tasks, return_exceptions=True)
+            coalescer._execute = real  # pyright: ignore[reportPrivateUsage]
+            assert [r if not isinstance(r, BaseException) else type(r) for r in results] == [
+                "k0", asyncio.CancelledError, "k2"]
+            await asyncio.sleep(0.2)  # the release runs in a task of its own
+            return str(await client.run_tool(tool, channel_id=channel, key_name="k1",
+                                             tool_name="t", params={}, lease_seconds=300,
+                                             wait_timeout=2))
+
+    assert asyncio.run(main()) == "k1"
+    assert sorted(ran) == ["k0", "k1", "k2"]
+
+
 def test_an_ambiguous_reclaim_cancelled_in_flight_stays_ambiguous(
         dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
     # k0's first attempt ended with no recorded outcome (its lease lapsed): the tool may have
