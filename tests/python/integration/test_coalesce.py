@@ -211,6 +211,24 @@ def test_a_caller_cancelled_before_the_batch_is_sent_is_left_out(
     assert keys == [(f"k{i}",) for i in range(4) if i != cancelled]
 
 
+async def _cancel_in_flight(client: ActaeClient, dsn: str, channel: str, tool: Any,
+                            cancelled: int, lease_seconds: int) -> list[Any]:
+    """run_tool k0, k1, k2 of the channel gathered; their batch is held in flight by the
+    channel's claim guard (held by another connection) while the caller of k<cancelled>
+    is cancelled. Each call's result or exception."""
+    guard = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+    await guard.execute("select pg_advisory_lock(1633907809, hashtext(%s))", (channel,))
+    tasks = [asyncio.create_task(client.run_tool(
+        tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
+        lease_seconds=lease_seconds)) for i in range(3)]
+    await asyncio.sleep(0.3)  # the batch waits on the guard
+    tasks[cancelled].cancel()
+    await asyncio.sleep(0.2)
+    await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))", (channel,))
+    await guard.close()
+    return await asyncio.gather(*tasks, return_exceptions=True)
+
+
 @pytest.mark.parametrize("cancelled", [0, 2])
 def test_a_caller_cancelled_while_its_claim_is_in_flight_leaves_no_orphan_claim(
         dsn: str, conn: psycopg.Connection, unique: Callable[..., str], cancelled: int) -> None:
@@ -228,19 +246,7 @@ def test_a_caller_cancelled_while_its_claim_is_in_flight_leaves_no_orphan_claim(
 
     async def main() -> str:
         async with ActaeClient(dsn) as client:
-            guard = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
-            await guard.execute("select pg_advisory_lock(1633907809, hashtext(%s))",
-                                (channel,))
-            tasks = [asyncio.create_task(client.run_tool(
-                tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
-                lease_seconds=300)) for i in range(3)]
-            await asyncio.sleep(0.3)  # the batch waits on the guard
-            tasks[cancelled].cancel()
-            await asyncio.sleep(0.2)
-            await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))",
-                                (channel,))
-            await guard.close()
-            results = await asyncio.gather(*tasks, return_exceptions=True)
+            results = await _cancel_in_flight(client, dsn, channel, tool, cancelled, 300)
             assert isinstance(results[cancelled], asyncio.CancelledError)
             return str(await client.run_tool(tool, channel_id=channel,
                                              key_name=f"k{cancelled}", tool_name="t",
@@ -312,19 +318,7 @@ def test_an_ambiguous_reclaim_cancelled_in_flight_stays_ambiguous(
         async with ActaeClient(dsn) as client:
             await client.claim_execution(channel, "k0", "t", {}, lease_seconds=1)
             await asyncio.sleep(1.1)  # the first attempt's lease lapses, no outcome
-            guard = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
-            await guard.execute("select pg_advisory_lock(1633907809, hashtext(%s))",
-                                (channel,))
-            tasks = [asyncio.create_task(client.run_tool(
-                tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
-                lease_seconds=1)) for i in range(3)]
-            await asyncio.sleep(0.3)
-            tasks[0].cancel()
-            await asyncio.sleep(0.2)
-            await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))",
-                                (channel,))
-            await guard.close()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _cancel_in_flight(client, dsn, channel, tool, 0, 1)
             row = await client.get_execution(channel_id=channel, key_name="k0")
             assert (row.status, row.attempt) == ("claimed", 2), row
             await asyncio.sleep(1.1)
