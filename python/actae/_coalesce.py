@@ -89,7 +89,7 @@ def _orphan(row: Any) -> bool:
             and not row.execution.ambiguous and row.claim_token is not None)
 
 
-def _hand(future: asyncio.Future[Any], row: Any, orphans: list[Any]) -> None:
+def _hand(future: asyncio.Future[Any], row: Any, orphans: list[Claim]) -> None:
     """Give a caller its row; a cancelled caller's claim goes to ``orphans``."""
     if not future.done():
         future.set_result(row)
@@ -122,11 +122,7 @@ class Coalescer:
         if filling is not None and len(filling) < MAX_BATCH:
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             filling.append((call, future))
-            try:
-                return await future
-            except asyncio.CancelledError:
-                self.release_later(future)
-                raise
+            return await self._row(future)
         return await self._lead(key, call)
 
     async def _lead(self, key: tuple[Any, ...], call: calls.Call[Any]) -> Any:
@@ -151,11 +147,7 @@ class Coalescer:
         # Sent in a task of its own: the leader cancelled now must not cancel the others'.
         mine: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._spawn(key, [(call, mine), *others])
-        try:
-            return await mine
-        except asyncio.CancelledError:
-            self.release_later(mine)
-            raise
+        return await self._row(mine)
 
     def _spawn(self, key: tuple[Any, ...], waiting: Waiting) -> None:
         """Send a batch in a task of its own, whoever of its callers is cancelled."""
@@ -171,7 +163,7 @@ class Coalescer:
         or when the batch raised and so wrote nothing) each element's own call. Every row
         is handed out before the claims of cancelled callers are released (_release)."""
         waiting = [w for w in waiting if not w[1].done()]  # callers cancelled meanwhile
-        orphans: list[Any] = []
+        orphans: list[Claim] = []
         try:
             if len(waiting) > 1:
                 try:
@@ -196,13 +188,17 @@ class Coalescer:
             for row in orphans:
                 await self._release(row)
 
-    def release_later(self, future: asyncio.Future[Any]) -> None:
-        """A caller cancelled after its row was handed to it, before it could read it (a
-        cancel made ready in the same loop round): release the claim it won, in a task of
-        its own (the caller leaves at once)."""
-        if future.done() and not future.cancelled() and _orphan(future.result()):
-            asyncio.get_running_loop().create_task(
-                self._release(future.result())).add_done_callback(retrieve)
+    async def _row(self, future: asyncio.Future[Any]) -> Any:
+        """A caller's row from its batch. A caller cancelled after the row was handed to it,
+        before it could read it (a cancel made ready in the same loop round), releases the
+        claim it won in a task of its own (the caller leaves at once)."""
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled() and _orphan(future.result()):
+                asyncio.get_running_loop().create_task(
+                    self._release(future.result())).add_done_callback(retrieve)
+            raise
 
     async def _release(self, claim: Claim) -> None:
         """Fail the claim of a caller that was cancelled while it was in flight (retryable,
