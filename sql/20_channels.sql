@@ -108,7 +108,9 @@ $$;
 -- one channel happen one at a time (gapless cursors, exact clock order), after its clock
 -- guard (advisory lock 1633907811) taken exclusively: every writer of the channel waits for
 -- the channel's uncommitted completions (which hold the guard shared, see
--- actae.complete_execution) and they wait for it, so a completion's clock is exact.
+-- actae.complete_execution) and they wait for it, so a completion's clock is exact. An
+-- append that needs nothing from the row before it writes takes the same guard and row lock
+-- with the UPDATE that moves the head (actae._append).
 -- Guarantees: with p_create the channel is created on first use (version 0, state null,
 -- head cursor 0), owned by the caller's tenant. Raises: AC404 when it does not exist and
 -- p_create is false, or it belongs to a tenant session_user is not a member of (the same

@@ -1,5 +1,9 @@
 -- The event log and state transitions (SPEC section 3).
 
+drop function if exists actae._append(
+    actae.channels, text, jsonb, text, text, text, boolean, jsonb
+);
+
 -- actae._check_operation_id — AC400 naming operation_id unless p_operation_id is 1 to
 -- _limit('operation_id') bytes and does not begin with 'actae.'.
 -- Guarantees: operation ids beginning with 'actae.' (case-sensitive) are Actae's own: the
@@ -75,71 +79,114 @@ begin
 end;
 $$;
 
--- actae._append — append one event (and, with p_with_state, the next state snapshot) to a
--- channel locked by the caller, record the operation_id, and NOTIFY the channel's topic
--- while the channel is watched (actae.watch_channel); an event a waiting run of the
--- channel waits for wakes it (actae._wake_run, one column compared when none waits).
--- Guarantees: cursor = head + 1 (gapless: the caller holds the channel row lock), version =
--- state_version + 1, chain_sha256 = sha256(previous chain || ':' || cursor || ':' ||
--- event_type || ':' || payload::text), all in the caller's transaction.
--- Raises: AC429 when the channel's tenant is at a quota (actae._check_append_quota).
+-- actae._chain — the hash chain link of the event at p_cursor: sha256(previous link || ':'
+-- || cursor || ':' || event_type || ':' || payload::text), hex. Immutable: convert_to is
+-- only STABLE because it reads the database encoding, which never changes; declared so, the
+-- link is computed inside the UPDATE of the channel row (Citus refuses STABLE functions of
+-- a distributed table's columns there).
+create or replace function actae._chain(
+    p_previous text,
+    p_cursor bigint,
+    p_event_type text,
+    p_payload jsonb
+) returns text
+language plpgsql
+immutable
+as $$
+begin
+    return encode(sha256(convert_to(
+        p_previous || ':' || p_cursor || ':' || p_event_type || ':' || p_payload::text,
+        'UTF8'
+    )), 'hex');
+end;
+$$;
+
+-- actae._append — append one event (and, with p_with_state, the next state snapshot) to
+-- channel p_channel_id when its guards hold: state_version = p_expected_version and
+-- head_cursor = p_expected_cursor (a null guard is no guard). Returns a row of nulls when
+-- nothing matched (no such channel, or a stale guard: the caller then takes its full path,
+-- which creates the channel or raises AC412); a caller that holds the channel locked
+-- (actae._lock_channel) and passes no guard always appends.
+-- Guarantees: behind the channel's clock guard (advisory lock 1633907811, as
+-- actae._lock_channel), one UPDATE moves the head and is the row lock (so the caller's
+-- append is ordered exactly as one after _lock_channel, without its SELECT ... FOR NO KEY
+-- UPDATE): cursor = head + 1 (gapless), version = state_version + 1 with p_with_state, clock
+-- + 1, head_chain = actae._chain of the previous link; then the event, the snapshot and the
+-- operation_id's record, all in the caller's transaction. NOTIFY on the channel's topic
+-- while it is watched (actae.watch_channel); an event a waiting run of the channel waits
+-- for wakes it (actae._wake_run, one column compared when none waits).
+-- Raises (the UPDATE is undone with the statement): AC404 when the channel belongs to a
+-- tenant session_user is not a member of, AC429 when the channel's tenant is at a quota
+-- (actae._check_append_quota).
 create or replace function actae._append(
-    p_channel actae.channels,
+    p_channel_id text,
     p_event_type text,
     p_payload jsonb,
     p_operation_id text,
     p_kind text,
     p_content_sha256 text,
     p_with_state boolean,
-    p_state jsonb
+    p_state jsonb,
+    p_expected_version bigint,
+    p_expected_cursor bigint
 ) returns actae.transition_result
 language plpgsql
 volatile
 as $$
 declare
-    v_cursor bigint := p_channel.head_cursor + 1;
-    v_version bigint := p_channel.state_version + (case when p_with_state then 1 else 0 end);
-    v_now timestamptz := actae._now();
-    v_chain text := encode(sha256(convert_to(
-        p_channel.head_chain || ':' || v_cursor || ':' || p_event_type || ':' || p_payload::text,
-        'UTF8'
-    )), 'hex');
+    v_channel actae.channels;
+    v_now timestamptz;
 begin
-    perform actae._check_append_quota(p_channel);
+    perform pg_advisory_xact_lock(1633907811, hashtext(p_channel_id));
+    update actae.channels as c set
+        head_cursor = c.head_cursor + 1,
+        head_chain = actae._chain(c.head_chain, c.head_cursor + 1, p_event_type, p_payload),
+        state_version = c.state_version + (case when p_with_state then 1 else 0 end),
+        clock = c.clock + 1
+    where c.channel_id = p_channel_id
+        and (p_expected_version is null or c.state_version = p_expected_version)
+        and (p_expected_cursor is null or c.head_cursor = p_expected_cursor)
+    returning c.* into v_channel;
+    if not found then
+        return null;
+    end if;
+    if not actae._owns(v_channel.tenant) then
+        perform actae._no_channel(p_channel_id);
+    end if;
+    -- Most tenants have no quotas: one primary-key probe, and the check only for those.
+    if exists (select from actae.quotas as q where q.tenant = v_channel.tenant) then
+        perform actae._check_append_quota(v_channel);
+    end if;
+    v_now := actae._now();
     insert into actae.events (
         channel_id, cursor, event_type, payload, operation_id, clock, chain_sha256, recorded_at
     ) values (
-        p_channel.channel_id, v_cursor, p_event_type, p_payload, p_operation_id,
-        p_channel.clock + 1, v_chain, v_now
+        p_channel_id, v_channel.head_cursor, p_event_type, p_payload, p_operation_id,
+        v_channel.clock, v_channel.head_chain, v_now
     );
     if p_with_state then
         insert into actae.snapshots (channel_id, version, cursor, state, recorded_at)
-        values (p_channel.channel_id, v_version, v_cursor, p_state, v_now);
+        values (p_channel_id, v_channel.state_version, v_channel.head_cursor, p_state, v_now);
     end if;
-    update actae.channels as c set
-        head_cursor = v_cursor,
-        head_chain = v_chain,
-        state_version = v_version,
-        clock = c.clock + 1
-    where c.channel_id = p_channel.channel_id;
     if p_operation_id is not null then
         insert into actae.operations (
             channel_id, operation_id, kind, content_sha256, cursor, version, recorded_at
         ) values (
-            p_channel.channel_id, p_operation_id, p_kind, p_content_sha256, v_cursor,
-            v_version, v_now
+            p_channel_id, p_operation_id, p_kind, p_content_sha256, v_channel.head_cursor,
+            v_channel.state_version, v_now
         );
     end if;
     -- Not when the server's NOTIFY queue is over half full (anyone may fill it): a full
     -- queue fails the whole transaction at commit. Watchers catch up by reading.
-    if p_channel.watched_until > v_now and pg_notification_queue_usage() < 0.5 then
-        perform pg_notify(actae._topic(p_channel), v_cursor::text);
+    if v_channel.watched_until > v_now and pg_notification_queue_usage() < 0.5 then
+        perform pg_notify(actae._topic(v_channel), v_channel.head_cursor::text);
     end if;
-    if p_channel.wake_event_type = p_event_type then
+    if v_channel.wake_event_type = p_event_type then
         -- A parked run of this channel waits for this event type (sql/40_runs.sql).
-        perform actae._wake_run(p_channel.channel_id, p_event_type, v_now);
+        perform actae._wake_run(p_channel_id, p_event_type, v_now);
     end if;
-    return row(v_cursor, v_version, null, v_now)::actae.transition_result;
+    return row(v_channel.head_cursor, v_channel.state_version, null, v_now)
+        ::actae.transition_result;
 end;
 $$;
 
@@ -215,6 +262,14 @@ begin
         perform actae._check_json(v_payload, 'payload');
         perform actae._check_range(p_expected_cursor, 'expected_cursor', 0);
     end if;
+    if p_operation_id is null then
+        -- As transition_state: one UPDATE where the guard holds.
+        v_done := actae._append(p_channel_id, p_event_type, v_payload, null, 'record_event',
+            null, false, null, null, p_expected_cursor);
+        if v_done.cursor is not null then
+            return row(v_done.cursor, 'recorded', v_done.recorded_at)::actae.record_result;
+        end if;
+    end if;
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
         perform actae._check_operation_id(p_operation_id);
@@ -228,8 +283,8 @@ begin
     if p_expected_cursor <> v_channel.head_cursor then
         perform actae._check_expected(v_channel, null, p_expected_cursor);
     end if;
-    v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
-        'record_event', v_content, false, null);
+    v_done := actae._append(p_channel_id, p_event_type, v_payload, p_operation_id,
+        'record_event', v_content, false, null, null, null);
     return row(v_done.cursor, 'recorded', v_done.recorded_at)::actae.record_result;
 end;
 $$;
@@ -289,6 +344,16 @@ begin
         or pg_column_compression(v_state) is not null then
         perform actae._check_json(v_state, 'state');
     end if;
+    if p_operation_id is null then
+        -- The common transition: one UPDATE moves the head where the guards hold
+        -- (actae._append); a new channel or a stale guard takes the full path.
+        v_done := actae._append(p_channel_id, p_event_type, v_payload, null, 'transition_state',
+            null, true, v_state, p_expected_version, p_expected_cursor);
+        if v_done.cursor is not null then
+            return row(v_done.cursor, v_done.version, 'transitioned', v_done.recorded_at)
+                ::actae.transition_result;
+        end if;
+    end if;
     v_channel := actae._lock_channel(p_channel_id, true);
     if p_operation_id is not null then
         perform actae._check_operation_id(p_operation_id);
@@ -304,8 +369,8 @@ begin
         or p_expected_cursor <> v_channel.head_cursor then
         perform actae._check_expected(v_channel, p_expected_version, p_expected_cursor);
     end if;
-    v_done := actae._append(v_channel, p_event_type, v_payload, p_operation_id,
-        'transition_state', v_content, true, v_state);
+    v_done := actae._append(p_channel_id, p_event_type, v_payload, p_operation_id,
+        'transition_state', v_content, true, v_state, null, null);
     return row(v_done.cursor, v_done.version, 'transitioned', v_done.recorded_at)
         ::actae.transition_result;
 end;

@@ -183,9 +183,11 @@ begin
 end;
 $$;
 
--- actae._check_append_quota — AC429 when one more event in p_channel would pass its
--- tenant's max_events_per_channel, or the tenant's measured bytes reached max_bytes.
--- One primary-key probe of actae.quotas per append; nothing when the tenant has no row.
+-- actae._check_append_quota — AC429 when the event an append has just put at p_channel's
+-- head (p_channel is the row as the append updated it, in the appending transaction, which
+-- the error undoes) passes its tenant's max_events_per_channel, or the tenant's measured
+-- bytes reached max_bytes. One primary-key probe of actae.quotas per append; nothing when
+-- the tenant has no row.
 create or replace function actae._check_append_quota(
     p_channel actae.channels
 ) returns void
@@ -199,9 +201,9 @@ begin
     if not found then
         return;
     end if;
-    if p_channel.head_cursor >= v_quota.max_events_per_channel then
+    if p_channel.head_cursor > v_quota.max_events_per_channel then
         perform actae._quota_exceeded(p_channel.tenant, 'max_events_per_channel',
-            v_quota.max_events_per_channel, p_channel.head_cursor,
+            v_quota.max_events_per_channel, p_channel.head_cursor - 1,
             jsonb_build_object('channel_id', p_channel.channel_id));
     end if;
     if v_quota.used_bytes >= v_quota.max_bytes then

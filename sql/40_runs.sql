@@ -759,8 +759,8 @@ begin
     if v_op.operation_id is not null then
         return actae._event_at(p_channel, v_op.cursor);
     end if;
-    v_done := actae._append(p_channel, p_event_type, p_payload, p_event_type || ':' || p_key,
-        v_kind, v_content, false, null);
+    v_done := actae._append(p_channel.channel_id, p_event_type, p_payload,
+        p_event_type || ':' || p_key, v_kind, v_content, false, null, null, null);
     return actae._event_at(p_channel, v_done.cursor);
 end;
 $$;

@@ -689,8 +689,9 @@ begin
         )::actae.langgraph_put_result;
     end if;
     v_done := actae._append(
-        v_channel, 'langgraph.checkpoint', v_payload, 'checkpoint:' || p_checkpoint_id,
-        'transition_state', v_content, true, v_checkpoint
+        v_channel.channel_id, 'langgraph.checkpoint', v_payload,
+        'checkpoint:' || p_checkpoint_id, 'transition_state', v_content, true, v_checkpoint,
+        null, null
     );
     insert into actae.langgraph_checkpoints (
         channel_id, checkpoint_id, parent_checkpoint_id, data_channel_id, cursor, version,
@@ -804,11 +805,12 @@ begin
             ) = v_payload;
         end if;
         v_done := actae._append(
-            v_channel, 'langgraph.write', v_payload, v_operation_id, 'record_event',
+            v_channel.channel_id, 'langgraph.write', v_payload, v_operation_id,
+            'record_event',
             encode(sha256(convert_to(
                 jsonb_build_array('langgraph.write', v_payload)::text, 'UTF8'
             )), 'hex'),
-            false, null
+            false, null, null, null
         );
         insert into actae.langgraph_writes (
             channel_id, checkpoint_id, task_id, idx, data_channel_id, cursor
@@ -818,9 +820,6 @@ begin
         ) on conflict (channel_id, checkpoint_id, task_id, idx) do update set
             data_channel_id = excluded.data_channel_id, cursor = excluded.cursor;
         v_recorded := v_recorded + 1;
-        -- _append moved the head: read it back for the next write (the row stays locked).
-        select c.* into v_channel from actae.channels as c
-        where c.channel_id = v_channel.channel_id;
     end loop;
     return v_recorded;
 end;

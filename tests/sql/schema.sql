@@ -362,6 +362,38 @@ CREATE TYPE actae.transition_result AS (
 );
 
 --
+-- Name: _append(text, text, jsonb, text, text, text, boolean, jsonb, bigint, bigint); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._append(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint) RETURNS actae.transition_result
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _caller_tenant(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._caller_tenant() RETURNS oid
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _caller_tenants(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._caller_tenants() RETURNS oid[]
+    LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _chain(text, bigint, text, jsonb); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._chain(p_previous text, p_cursor bigint, p_event_type text, p_payload jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _now(); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -395,30 +427,6 @@ CREATE TABLE actae.channels (
     tenant oid DEFAULT ((quote_ident((SESSION_USER)::text))::regrole)::oid NOT NULL,
     topic_nonce uuid DEFAULT gen_random_uuid()
 );
-
---
--- Name: _append(actae.channels, text, jsonb, text, text, text, boolean, jsonb); Type: FUNCTION; Schema: actae; Owner: -
---
-
-CREATE FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) RETURNS actae.transition_result
-    LANGUAGE plpgsql
-    AS $$ (body in sql/) $$;
-
---
--- Name: _caller_tenant(); Type: FUNCTION; Schema: actae; Owner: -
---
-
-CREATE FUNCTION actae._caller_tenant() RETURNS oid
-    LANGUAGE plpgsql STABLE
-    AS $$ (body in sql/) $$;
-
---
--- Name: _caller_tenants(); Type: FUNCTION; Schema: actae; Owner: -
---
-
-CREATE FUNCTION actae._caller_tenants() RETURNS oid[]
-    LANGUAGE plpgsql STABLE
-    AS $$ (body in sql/) $$;
 
 --
 -- Name: _channel(text); Type: FUNCTION; Schema: actae; Owner: -
@@ -2232,22 +2240,10 @@ GRANT USAGE ON SCHEMA actae TO actae_operator;
 REVOKE ALL ON FUNCTION actae._tool_policies_valid(p_policies jsonb) FROM PUBLIC;
 
 --
--- Name: FUNCTION _now(); Type: ACL; Schema: actae; Owner: -
+-- Name: FUNCTION _append(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint); Type: ACL; Schema: actae; Owner: -
 --
 
-REVOKE ALL ON FUNCTION actae._now() FROM PUBLIC;
-
---
--- Name: TABLE channels; Type: ACL; Schema: actae; Owner: -
---
-
-GRANT SELECT ON TABLE actae.channels TO actae_auditor;
-
---
--- Name: FUNCTION _append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb); Type: ACL; Schema: actae; Owner: -
---
-
-REVOKE ALL ON FUNCTION actae._append(p_channel actae.channels, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb) FROM PUBLIC;
+REVOKE ALL ON FUNCTION actae._append(p_channel_id text, p_event_type text, p_payload jsonb, p_operation_id text, p_kind text, p_content_sha256 text, p_with_state boolean, p_state jsonb, p_expected_version bigint, p_expected_cursor bigint) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _caller_tenant(); Type: ACL; Schema: actae; Owner: -
@@ -2260,6 +2256,24 @@ REVOKE ALL ON FUNCTION actae._caller_tenant() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION actae._caller_tenants() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _chain(p_previous text, p_cursor bigint, p_event_type text, p_payload jsonb); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._chain(p_previous text, p_cursor bigint, p_event_type text, p_payload jsonb) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _now(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._now() FROM PUBLIC;
+
+--
+-- Name: TABLE channels; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.channels TO actae_auditor;
 
 --
 -- Name: FUNCTION _channel(p_channel_id text); Type: ACL; Schema: actae; Owner: -

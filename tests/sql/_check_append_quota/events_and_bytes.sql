@@ -4,7 +4,7 @@
 -- the quota lifts both; a tenant without a quota is not limited.
 begin;
 \ir ../helpers.psql
-select plan(9);
+select plan(10);
 
 create role tap_a_ten nologin;
 grant actae_agent to tap_a_ten;
@@ -23,6 +23,8 @@ select is((select e -> 'detail' ->> 'quota' from refused), 'max_events_per_chann
     'DETAIL names the quota');
 select is((select e -> 'detail' ->> 'channel_id' from refused), 'tap-a',
     'and the channel');
+select is((select e -> 'detail' ->> 'used' from refused), '2',
+    'and the events the channel had (the refused one is not counted)');
 select is(pg_temp.error_of($$select actae.transition_state('tap-a', 's', '{}', '{}', 1)$$)
     ->> 'sqlstate', 'AC429', 'transition_state too');
 select is(pg_temp.ledger_digest(), (select d from digest), 'nothing was written');
