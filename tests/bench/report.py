@@ -702,8 +702,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     attribute (a `threading.Event`, with its Condition, was built per call); the coalescer's
     test of the loop's ready queue skips the copy when the queue is empty. Client CPU per
     async run_tool beyond the driver's claim+complete, 7 interleaved rounds of 1 500: about
-    90 -> 60 us. Section 2b of this run: 58 us (349 against 291), and ActaeClient.run_tool
-    0.72x -> 0.81x of bare async psycopg.
+    90 -> 60 us. Section 2b of the run of 07:35-08:11: 58 us (349 against 291), and
+    ActaeClient.run_tool 0.72x -> 0.81x of bare async psycopg.
   - claim_executions and complete_executions run their set paths outside the block that
     names a failing element, a subtransaction that a batch of new keys (or of current
     tokens) does not need: 657 -> 642 us of backend CPU per batch of 8 (14 interleaved
@@ -713,8 +713,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     statement per append of a watched channel; no row here watches), and a read of a
     channel outside the caller's tenants checks agent membership (the superuser rows here
     take the membership test's first branch).
-  This run met 29 targets (28 in the run of 05:38): the batch rows of psycopg and the
-  driver are above 4x (4.25x, 4.29x), 1 KB transitions at c = 32 above 1.2x (1.28x);
+  The run of 07:35-08:11 met 29 targets (28 in the run of 04:56-05:38): the batch rows of
+  psycopg and the driver are above 4x (4.25x, 4.29x), 1 KB transitions at c = 32 above 1.2x (1.28x);
   SyncActaeClient claim+complete fell below 0.9x (0.86x; its path did not change, and the
   bare rows it is divided by moved more than it did between the two runs), the gathered
   async run_tool batch rose to 3.85x.
@@ -739,7 +739,8 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     against 137 us of backend CPU per 1 KB transition (10 interleaved rounds of 1 000,
     synchronous_commit off, both copies owned by actae_owner), but the hash chain computed
     in that UPDATE calls STABLE functions (`convert_to`, `text || bigint`) on the row's
-    columns, which Citus refuses in an UPDATE of a distributed table. `claim_execution`
+    columns, which Citus refuses in an UPDATE of a distributed table (done in the seventh
+    pass, with the link computed by an IMMUTABLE function). `claim_execution`
     reading the channel inside its INSERT (`INSERT ... SELECT` from actae.channels) cost
     113 against 118 us per new key (12 rounds of 800): within noise.
   - What Actae's semantics cost a claim+complete on the server (backend CPU, 9 interleaved
@@ -783,18 +784,18 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     (0.94x); `transition_state` through bare psycopg 2,271 (0.88x), through the driver
     2,115 (0.82x). With synchronous_commit off, backend CPU per call: `transition_state`
     127 us, put 64 us; client CPU: the driver 58 us, LangGraph's put 122 us.
-  This run met 31 targets (32 in the run of 10:06-10:43): the gathered async run_tool batch
-  reached 4x (3.65x -> 4.22x); SyncActaeClient.run_tool fell back under 0.85x (0.86x ->
-  0.84x; its client CPU did not move, 223 -> 221 us, its bare baseline did, 2,232 ->
-  2,267/s) and a new step through the SDK fell behind Absurd's at c = 1 (1.04x ->
-  0.99x). Client CPU per operation in section 2b against the run before: ActaeClient
-  273 -> 267 us, ActaeClient.run_tool
-  339 -> 335, SyncActaeClient 177 -> 167, SyncActaeClient.run_tool 223 -> 221; the bare
-  async rows they are divided by 245 -> 242 and 242 -> 231. ActaeClient.run_tool stays at
-  0.83x (0.82x): the 68 us it spends beyond ActaeClient's claim+complete are the plan, the
-  tool's task and its first loop round.
+  The run of 12:36-13:11 met 31 targets (32 in the run of 10:06-10:43): the gathered async
+  run_tool batch reached 4x (3.65x -> 4.22x); SyncActaeClient.run_tool fell back under 0.85x
+  (0.86x -> 0.84x; its client CPU did not move, 223 -> 221 us, its bare baseline did, 2,232
+  -> 2,267/s) and a new step through the SDK fell behind Absurd's at c = 1 (1.04x -> 0.99x).
+  Client CPU per operation in section 2b against the run before: ActaeClient 273 -> 267 us,
+  ActaeClient.run_tool 339 -> 335, SyncActaeClient 177 -> 167, SyncActaeClient.run_tool 223
+  -> 221; the bare async rows they are divided by 245 -> 242 and 242 -> 231.
+  ActaeClient.run_tool stays at 0.83x (0.82x): the 68 us it spends beyond ActaeClient's
+  claim+complete are the plan, the tool's task and its first loop round.
 - **Sixth pass, 2026-12-06: the floors, measured in the run** (tests/bench/scripts/floors.sql).
-  The bounds above were A/B runs on the development server. This run measures, in the same
+  The bounds above were A/B runs on the development server. The run of 15:07-15:44 measured,
+  in the same
   interleaved rounds as Actae and its peers, the thinnest SPEC-shaped contender for each
   bounded target: a claim and a completion as the limit's INSERT and UPDATE inside two
   SECURITY DEFINER PL/pgSQL functions with a pinned search_path that return the execution
@@ -803,7 +804,7 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   snapshot into Actae's own tables (one UPDATE, two INSERTs; its chain is
   `transition_state`'s), from bare psycopg; the bare primary-key read of the replayed row in
   the peers' raw replay rounds. The targets table prints each floor beside its ratio. What
-  they say in this run:
+  they said in that run:
   - claim+complete against the pgbench limit: the floor is 0.91x at c = 1, 0.83x at 8 and
     0.80x at 32. With more clients than cores no SPEC-shaped pair reaches 0.85x here; at
     c = 1 the floor does, and Actae's pair runs at 0.83x of its floor (0.75x of the limit):
@@ -812,7 +813,7 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   - transitions against PostgresSaver.put: 1 KB 0.92x / 1.41x / 1.56x (c = 1 / 8 / 32),
     64 KB 0.72x / 0.96x / 0.79x. The floor's client encoded its JSON with json.dumps in this
     run, slower than the driver's pydantic_core.to_json at 64 KB (the driver's row beat the
-    floor at c = 1); the transitions group run again alone right after this run
+    floor at c = 1); the transitions group run again alone right after that run
     (15:45-15:50) with the driver's encoder, which the contender now uses, gave 1 KB 0.99x /
     1.35x / 1.69x and 64 KB 0.80x / 1.04x / 0.82x (Actae 0.85x / 1.04x / 1.19x and 0.83x /
     0.85x / 0.76x in that run). Either way 1 KB at c = 1 and every 64 KB row are out of
@@ -823,30 +824,51 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
   - replay against the peers' raw replays: the bare read is 1.11x Absurd and 1.05x pgtask at
     c = 1 (below 1.2x: no replay can do better than the read it makes), 1.21x and 1.25x at
     c = 8, where Actae's replay is at 1.14x and 1.18x.
-  This run met 33 targets (31 in the run of 12:36-13:11): both run_tool rows reached 0.85x
+  That run met 33 targets (31 in the run of 12:36-13:11): both run_tool rows reached 0.85x
   (SyncActaeClient.run_tool 0.84x -> 0.87x, ActaeClient.run_tool 0.83x -> 0.85x; client CPU
   221 -> 211 and 335 -> 324 us, the code unchanged) and a new step through the SDK is ahead
   of Absurd's at c = 8 (0.98x -> 1.01x); the gathered async run_tool batch fell back under
   4x (4.22x -> 3.70x). These rows sit on their lines from run to run.
+- **Seventh pass, 2026-12-06: an append in one UPDATE** (sql/21_events.sql; this run
+  measures it). `transition_state` and `record_event` without an operation_id no longer lock
+  the channel row with `SELECT ... FOR NO KEY UPDATE` before updating it: `actae._append`
+  takes the channel's clock guard and moves the head with one `UPDATE ... RETURNING` whose
+  WHERE clause carries the guards (expected_version, expected_cursor); a new channel or a
+  stale guard matches no row and takes the full path as before (creation, AC412). The hash
+  chain's next link is computed in that UPDATE by `actae._chain`, declared IMMUTABLE
+  (convert_to is STABLE only because it reads the database encoding), which is what Citus
+  refused in the earlier attempt ("Measured and not kept" above); `make test-citus` passes
+  with it. Appends with an operation_id, LangGraph's puts and the runs'
+  park events go through the same `_append` after their own checks. Measured on the
+  development server, both versions owned by actae_owner, 1 KB states: backend CPU per
+  transition 83.6 -> 73.4 us (synchronous_commit off, 9 rotated rounds of 2 000, in-server
+  loop; the floor 51.2 us), pgbench at c = 8 with synchronous_commit on 7 420 -> 8 094
+  transitions/s (the floor 10 039), WAL per append 2 223 -> 2 110 bytes (no lock record).
+  Where the other 22 us over the floor go, by `perf` on the loop: about 8 us re-initialising
+  PL/pgSQL's simple expressions, which it does once per transaction for every expression a
+  call evaluates (about 20 on this path: the argument checks, the guards, the tenancy,
+  quota, notify and wake tests), the rest spread over the second function call, the
+  tenancy and quota probes and the return rows, none above 2 us. Not kept: `_append`'s body
+  inlined into `transition_state` (+1 % at c = 8, within noise), the clock guard or the
+  quota probe left out (each within noise at c = 8).
 - **Targets that no implementation of the spec reaches here**, with the number that bounds
   each (ratios from this run; the costs named come from the A/B runs on a scratch server):
-  - claim+complete at 0.85x the pgbench limit at c = 8 and 32: the floor, 0.83x and 0.80x
+  - claim+complete at 0.85x the pgbench limit at c = 8 and 32: the floor, 0.82x and 0.79x
     (sixth pass).
   - claim+complete at 3x hand-written: the pgbench limit itself, bare SQL from a C client,
-    is 2.09x the hand-written Python rows in this run (the table shows it beside each
+    is 2.08x the hand-written Python rows in this run (the table shows it beside each
     ratio).
   - Replay CPU within 1.3x of a bare primary-key read: a SECURITY DEFINER function with a
     pinned search_path that only does that read costs about 1.3x already (the floor item
-    above); the replay was at 1.53x, 1.42x, 1.45x and 1.36x in the four reports before this
-    one and is 1.44x in this run (49 / 34 us: the bare read is 6 us cheaper than in the last
-    run, the replay 5 us).
-  - 1 KB transitions at 1.2x LangGraph at c = 1: the floor, 0.92x in this run (0.99x with
-    the driver's encoder, sixth pass), writes only the channel head, the event and the
+    above); the replay has been at 1.36x-1.53x in the reports before this one and is 1.39x
+    in this run (54 / 39 us).
+  - 1 KB transitions at 1.2x LangGraph at c = 1: the floor, 0.85x in this run (0.92x and
+    0.99x in the sixth pass), writes only the channel head, the event and the
     snapshot, where PostgresSaver.put writes one checkpoint row and its blobs; an event log
     beside the snapshots is what SPEC section 3 asks for (`transition_state` appends an
     event and a new state version in one transaction).
-  - 64 KB transitions at 1.2x LangGraph: the floor, 0.72x / 0.96x / 0.79x (0.80x / 1.04x /
-    0.82x with the driver's encoder). PostgreSQL 15 parses the 64 KB of JSON a
+  - 64 KB transitions at 1.2x LangGraph: the floor, 0.77x / 1.08x / 1.05x in this run (c =
+    1 / 8 / 32). PostgreSQL 15 parses the 64 KB of JSON a
     character at a time (`appendStringInfoChar`, about 150 us of the call's server CPU),
     where LangGraph stores an opaque msgpack blob; the WAL written is the same (68.7 vs
     70.1 KB per call, measured). SPEC 3a makes states jsonb.
@@ -854,14 +876,17 @@ above), so single runs swing by 2x; CPU time per transaction of the server backe
     step (the claim before the side effect, then the result), the peers once, after the
     step ran; at c = 1 each commit is a WAL flush.
   - A replay at 1.2x the peers' raw replays at c = 1: the floor, the bare primary-key read
-    of the replayed row, is 1.11x Absurd and 1.05x pgtask in the same rounds (sixth pass):
-    at one client the round trip, not the server's work, sets the rate.
-- **On the line**: SyncActaeClient.run_tool at 0.85x bare psycopg (0.86x, 0.84x, 0.87x in
-  the last three runs, the same code). A sync tool runs in a worker thread, so run_tool can
-  return at once when the execution is cancelled or its lease lost even if the tool ignores
-  `ctx.should_stop()`; handing a tool that returns at once to that thread and back costs
-  49-53 us of client CPU in a tight loop, and running it in the caller's thread saved 10-40
-  us per run_tool in an interleaved A/B (2026-12-06), which would give that guarantee up.
+    of the replayed row, is 1.04x Absurd and 1.09x pgtask in the same rounds of this run
+    (1.11x and 1.05x in the sixth pass): at one client the round trip, not the server's
+    work, sets the rate. At c = 8 against pgtask the floor is 1.15x in this run (1.25x in
+    the sixth pass), where Actae's replay is at 1.19x; against Absurd Actae's is at 1.22x.
+- **On the line**: SyncActaeClient.run_tool at 0.85x bare psycopg: 0.82x in this run (0.86x,
+  0.84x, 0.87x in the three runs before, the same code). A sync tool runs in a worker
+  thread, so run_tool can return at once when the execution is cancelled or its lease lost
+  even if the tool ignores `ctx.should_stop()`; handing a tool that returns at once to that
+  thread and back costs 49-53 us of client CPU in a tight loop, and running it in the
+  caller's thread saved 10-40 us per run_tool in an interleaved A/B (2026-12-06), which
+  would give that guarantee up.
 - **Not measured, and why**: DBOS and LangGraph are Python libraries, so they have no C
   (pgbench) row; the apples-to-apples comparison with them is the Python rows. DBOS records a
   step after it ran and has no claim, lease or fence, so "claim+complete" compares the cost of
