@@ -145,7 +145,7 @@ class Observer:
                 return stop.value
             try:
                 value, error = await execute(step), None
-            except Exception as exc:  # noqa: BLE001 - handed to the steps, which re-raise
+            except BaseException as exc:  # noqa: BLE001 - handed to the steps (see run)
                 value, error = None, exc
 
     def run(self, execute: Callable[[calls.Call[Any]], Any], call: calls.Call[Any]) -> Any:
@@ -167,7 +167,9 @@ class Observer:
                 return stop.value
             try:
                 value, error = execute(step), None
-            except Exception as exc:  # noqa: BLE001 - handed to the steps, which re-raise
+            except BaseException as exc:  # noqa: BLE001 - handed to the steps, which re-raise
+                # it: a cancellation or an interrupt too, so a step's span ends when the call
+                # does (not when the exception, which holds this frame, is collected)
                 value, error = None, exc
 
 

@@ -13,7 +13,8 @@ span's context, as a task or in a thread). Attributes, where the call has them:
 run_tool span gets the claim's outcome, fence, attempt and ambiguous too, and the status its
 execution ended with (``completed``, ``failed``, ...; ``claimed`` only if it never finished).
 An error sets the span's status and records the exception (``actae.sqlstate`` for Actae's
-own).
+own); so does a call cancelled or interrupted in flight (``CancelledError``,
+``KeyboardInterrupt``), whose span ends when it is cancelled.
 
 Trace context is stored with the execution: when a claim makes this worker the owner
 (``claimed``/``reclaimed``), the traceparent of the span around the tool (the run_tool span, or
@@ -108,7 +109,9 @@ class ActaeTracing(observe.Observer):
                     span.set_attribute(f"actae.{argument}", str(value))
             try:
                 result = yield from super().steps(call)
-            except Exception as error:
+            except GeneratorExit:  # closed unfinished, by nobody's error
+                raise
+            except BaseException as error:  # a cancelled or interrupted call too
                 span.record_exception(error)
                 span.set_status(Status(StatusCode.ERROR, type(error).__name__))
                 if isinstance(error, ActaeError):

@@ -248,6 +248,33 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+def test_a_call_cancelled_in_flight_ends_its_span_as_an_error(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """A call cancelled while it waits (a timeout, here on the channel's clock guard held by
+    another session) ends its span when it is cancelled, marked as an error naming the
+    cancellation, not when the exception (which keeps the call's frames) is collected."""
+    channel = unique("otel-cancel")
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn, max_size=1) as client:
+            await client.record_event(channel, "first", {})
+            with psycopg.connect(dsn, autocommit=True) as holder:
+                holder.execute("select pg_advisory_lock(1633907811, hashtext(%s))", (channel,))
+                with pytest.raises(TimeoutError) as caught:
+                    await asyncio.wait_for(client.record_event(channel, "second", {}), 0.5)
+                cancelled = caught.value.__cause__
+                assert isinstance(cancelled, asyncio.CancelledError)
+                ended = named(spans, "actae.record_event")
+                assert len(ended) == 2, [s.name for s in spans.get_finished_spans()]
+                assert ended[1].status.status_code == StatusCode.ERROR
+                assert ended[1].status.description == "CancelledError"
+            # the client's connection came back: the next call on it works
+            assert (await client.record_event(channel, "third", {})).cursor == 2
+
+    run(scenario())
+
+
 def test_a_claim_made_inside_a_tool_does_not_take_the_run_tool_span(
     dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
 ) -> None:
