@@ -89,6 +89,18 @@ def _orphan(row: Any) -> bool:
             and not row.execution.ambiguous and row.claim_token is not None)
 
 
+def release_call(claim: Any, why: str) -> calls.Call[Any] | None:
+    """The call that releases a claim whose caller is gone before running its tool (see
+    _orphan; None for any other row): the execution is failed, retryable, before any tool
+    ran, so the next claim of the key reclaims it at once, unambiguously, instead of waiting
+    out a lease nobody holds and then reconciling a call that never ran."""
+    if not _orphan(claim) or claim.claim_token is None:
+        return None
+    return calls.fail_execution(
+        claim.execution.id, f"cancelled before the tool ran: {why}", claim.claim_token,
+        retryable=True, channel_id=claim.execution.channel_id)
+
+
 def _hand(future: asyncio.Future[Any], row: Any, orphans: list[Claim]) -> None:
     """Give a caller its row; a cancelled caller's claim goes to ``orphans``."""
     if not future.done():
@@ -201,16 +213,11 @@ class Coalescer:
             raise
 
     async def _release(self, claim: Claim) -> None:
-        """Fail the claim of a caller that was cancelled while it was in flight (retryable,
-        before any tool ran), so the next claim of the key reclaims it at once,
-        unambiguously, as after a cancelled single claim (whose statement is cancelled with
-        it), instead of waiting out a lease nobody holds and then reconciling a call that
-        never ran. When that fails too, the lease lapses, as on a crash."""
-        token = claim.claim_token
-        if token is None:
+        """Release the claim of a caller that was cancelled while it was in flight
+        (release_call), as after a cancelled single claim (whose statement is cancelled with
+        it). When that fails too, the lease lapses, as on a crash."""
+        release = release_call(claim, "its caller was cancelled while the claim was in flight")
+        if release is None:
             return
         with contextlib.suppress(Exception):
-            await self._execute(calls.fail_execution(
-                claim.execution.id, "cancelled before the tool ran: its caller was"
-                " cancelled while the claim was in flight", token, retryable=True,
-                channel_id=claim.execution.channel_id))
+            await self._execute(release)

@@ -105,8 +105,11 @@ class Observer:
     def lost_lease(self, call: calls.Call[Any], error: ActaeError) -> None:
         facts = {"function": call_name(call), **dict(error.detail or {})}
         if logger.isEnabledFor(logging.WARNING):
-            logger.warning("lost lease: %s of execution %s refused: %s", facts["function"],
-                           call.params.get("execution_id"), error, extra={"actae": facts})
+            execution = call.params.get("execution_id")
+            what = (f"execution {execution}" if execution is not None
+                    else f"run {call.params.get('channel_id')}")
+            logger.warning("lost lease: %s of %s refused: %s", facts["function"], what, error,
+                           extra={"actae": facts})
 
     def log(self, level: int, message: str, row: Execution, *args: Any) -> None:
         if logger.isEnabledFor(level):

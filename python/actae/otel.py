@@ -48,8 +48,9 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from actae import calls, observe
+from actae._coalesce import release_call
 from actae.context import compensation_key
-from actae.errors import ActaeError
+from actae.errors import ActaeError, LeaseLost
 from actae.models import Claim, Execution, ExecutionTrace
 
 __all__ = ["TRACER_NAME", "ActaeTracing", "instrument", "traceparent", "uninstrument"]
@@ -72,6 +73,21 @@ def _span_context(value: str) -> SpanContext:
     _, trace_id, span_id, flags = value.split("-")
     return SpanContext(int(trace_id, 16), int(span_id, 16), is_remote=True,
                        trace_flags=TraceFlags(int(flags, 16)))
+
+
+def _end(span: Span) -> None:
+    """End a call's span; a span processor that raises is logged, never the caller's
+    error (the call it measured has happened)."""
+    try:
+        span.end()
+    except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
+        log.debug("a span processor failed ending %s: %s", span, exc)
+
+
+def _failed(span: Span, error: BaseException) -> None:
+    """Mark a span as ended by ``error``: an exception, a cancellation or an interrupt."""
+    span.record_exception(error)
+    span.set_status(Status(StatusCode.ERROR, type(error).__name__))
 
 
 def _row_attributes(row: Execution) -> dict[str, Any]:
@@ -112,8 +128,7 @@ class ActaeTracing(observe.Observer):
             except GeneratorExit:  # closed unfinished, by nobody's error
                 raise
             except BaseException as error:  # a cancelled or interrupted call too
-                span.record_exception(error)
-                span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+                _failed(span, error)
                 if isinstance(error, ActaeError):
                     span.set_attribute("actae.sqlstate", error.sqlstate)
                 raise
@@ -128,7 +143,7 @@ class ActaeTracing(observe.Observer):
                     owner_span.set_attributes(_row_attributes(result))
             return result
         finally:
-            span.end()
+            _end(span)
 
     @staticmethod
     def _plan_of(parent: Span, call: calls.Call[Any]) -> Span | None:
@@ -153,7 +168,9 @@ class ActaeTracing(observe.Observer):
                  call: calls.Call[Any]) -> observe.Steps:
         """Attributes and links of a claim. The trace read and write run on pooled connections
         of their own, and not at all for a claim made inside the caller's transaction
-        (conn=): they could block on its row locks or abort it with an error."""
+        (conn=): they could block on its row locks or abort it with an error. A caller
+        cancelled or interrupted during them will not run the tool of the claim it won: the
+        claim is released (release_call) before the cancellation goes on."""
         row = claim.execution
         channel_id = call.params.get("channel_id")
         facts = {**_row_attributes(row), "actae.outcome": claim.status}
@@ -166,6 +183,23 @@ class ActaeTracing(observe.Observer):
             owner_span.set_attributes(facts)
         if call.conn is not None:
             return
+        try:
+            yield from self._trace(span, owner_span, claim)
+        except GeneratorExit:
+            raise
+        except BaseException:
+            release = release_call(claim, "its caller was cancelled while its trace was"
+                                          " recorded")
+            if release is not None:
+                with contextlib.suppress(Exception):
+                    yield release
+            raise
+
+    def _trace(self, span: Span, owner_span: Span | None, claim: Claim) -> observe.Steps:
+        """Links to the traces of a replayed or reclaimed execution's earlier attempts, and
+        the traceparent of an owned attempt; failures are logged, never raised (a lost
+        lease at WARNING, as the observer logs it for every call)."""
+        row = claim.execution
         if self.link_attempts and claim.status in ("replayed", "reclaimed"):
             try:
                 earlier: list[ExecutionTrace] = yield calls.get_execution_trace(row.id)
@@ -182,9 +216,12 @@ class ActaeTracing(observe.Observer):
             worker = owner_span or span
             context = worker.get_span_context()
             if context.is_valid:
+                record = calls.set_execution_trace(row.id, claim.claim_token,
+                                                   traceparent(context))
                 try:
-                    yield calls.set_execution_trace(row.id, claim.claim_token,
-                                                    traceparent(context))
+                    yield record
+                except LeaseLost as exc:
+                    self.lost_lease(record, exc)
                 except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
                     log.debug("could not record the trace of execution %s: %s", row.id, exc)
 
@@ -194,12 +231,19 @@ class ActaeTracing(observe.Observer):
                                                                  "tool_name") if a in arguments}
         with self.tracer.start_as_current_span(
             f"actae.{name}", kind=SpanKind.INTERNAL, attributes=attributes,
+            record_exception=False, set_status_on_exception=False,
         ) as span:
             channel, key = arguments.get("channel_id"), arguments.get("key_name")
-            keys = frozenset({(channel, key), (channel, compensation_key(str(key)))})
-            token = _plan_span.set((span, keys))
+            # the execution the span reports: a compensation's own, not the one it undoes
+            own = compensation_key(str(key)) if name == "compensate" else key
+            token = _plan_span.set((span, frozenset({(channel, own)})))
             try:
                 yield
+            except GeneratorExit:
+                raise
+            except BaseException as error:  # a cancelled or interrupted one too
+                _failed(span, error)
+                raise
             finally:
                 _plan_span.reset(token)
 

@@ -6,8 +6,8 @@ approval and a durable cool-off sleep.
     actae run start refund-o-7 refund --input '{"order_id": "o-7"}'      # a refund request
     actae event send refund-o-7 approval --payload '{"approved": true}'  # a person approves
 
-The provider is the fake payments API in fake_provider.py (its books live in PostgreSQL, so
-they survive a SIGKILL); it deduplicates on the idempotency key Actae derives for the
+The provider is the fake payments API actae.fakes.FakeProvider (its books live in
+PostgreSQL, so they survive a SIGKILL); it deduplicates on the idempotency key Actae derives for the
 refund, so the refund happens once however often the worker dies.
 
 The demo: start a worker process, start a run for a large order (it needs approval), watch

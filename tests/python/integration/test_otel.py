@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,7 +19,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 import actae.otel
-from actae import ActaeClient, IdempotencyConflict, LeaseLost, SyncActaeClient, observe
+from actae import (
+    ActaeClient,
+    IdempotencyConflict,
+    LeaseLost,
+    PermanentError,
+    SyncActaeClient,
+    calls,
+    observe,
+)
 
 
 @pytest.fixture
@@ -341,3 +350,133 @@ def test_run_tool_span_reports_failed(dsn: str, spans: InMemorySpanExporter,
         client.run_tool(boom, channel_id=unique("cf-otel"), key_name="k", tool_name="t",
                         params={})
     assert run_span_attributes(spans)["actae.status"] == "failed"
+
+
+def test_a_caller_cancelled_while_its_trace_is_recorded_releases_its_claim(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """The trace write of an owned claim comes after the claim committed. A caller cancelled
+    during it (here it waits on a lock another session holds on actae.execution_traces) will
+    not run the tool, so its claim is released at once (failed, retryable, before any tool
+    ran): the next run_tool reclaims it unambiguously and runs the tool, instead of waiting
+    out a 60 s lease and reconciling a call that never ran. The run_tool span ends as an
+    error naming the cancellation."""
+    channel = unique("otel-release")
+    ran: list[int] = []
+
+    async def tool(ctx: Any) -> str:
+        ran.append(ctx.fence)
+        return "done"
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn, max_size=2) as client:
+            arguments: dict[str, Any] = {"channel_id": channel, "key_name": "k",
+                                         "tool_name": "t", "params": {}}
+            with psycopg.connect(dsn) as holder:
+                holder.execute("lock table actae.execution_traces in share row exclusive mode")
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(client.run_tool(tool, **arguments), 0.5)
+                holder.rollback()
+            released = await client.get_execution(channel_id=channel, key_name="k")
+            assert (released.status, released.retryable, released.fence) == ("failed", True, 1)
+            assert (released.error or "").startswith("cancelled before the tool ran")
+            assert await asyncio.wait_for(client.run_tool(tool, **arguments), 5) == "done"
+            done = await client.get_execution(channel_id=channel, key_name="k")
+            assert (done.status, done.fence, done.ambiguous) == ("completed", 2, False)
+
+    run(scenario())
+    assert ran == [2], "the tool ran once, in the reclaim"
+    cancelled = named(spans, "actae.run_tool")[0]
+    assert cancelled.status.status_code == StatusCode.ERROR
+    assert cancelled.status.description == "CancelledError"
+
+
+def test_a_lost_lease_on_the_trace_write_is_a_warning(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str],
+    caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker whose lease lapses and is taken over before it records its trace: the trace
+    write is refused (AC423) and logged as a lost lease, as for any other call; the claim
+    itself still returns."""
+    channel = unique("otel-lost")
+    with SyncActaeClient(dsn, max_size=1) as client, psycopg.connect(
+            dsn, autocommit=True) as other, caplog.at_level(logging.INFO, "actae"):
+        run_call = client._run  # noqa: SLF001 - the stall between claim and trace write
+
+        def stalled(call: Any) -> Any:
+            if call.sql == calls.SET_EXECUTION_TRACE:
+                other.execute("update actae.executions set lease_expires_at ="
+                              " clock_timestamp() - interval '1 second'"
+                              " where channel_id = %s", (channel,))
+                taken = other.execute("select outcome from actae.claim_execution("
+                                      "%s, 'k', 't', '{}')", (channel,)).fetchone()
+                assert taken == ("reclaimed",)
+            return run_call(call)
+
+        client._run = stalled  # type: ignore[method-assign]  # noqa: SLF001
+        claim = client.claim_execution(channel, "k", "t", {})
+    assert claim.status == "claimed"
+    lost = [r.getMessage() for r in caplog.records
+            if r.levelno == logging.WARNING and r.getMessage().startswith("lost lease")]
+    assert lost and lost[0].startswith("lost lease: set_execution_trace of execution"), lost
+
+
+def test_a_compensate_span_reports_its_own_execution(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """The compensate span carries its arguments and the compensation's own execution, not
+    the original execution it reads to decide whether to undo it (here a failed charge:
+    nothing to undo, so no compensation runs and the span has no execution)."""
+    channel = unique("otel-comp")
+
+    def boom(ctx: Any) -> None:
+        raise PermanentError("declined")
+
+    with SyncActaeClient(dsn, max_size=1) as client:
+        with pytest.raises(PermanentError):
+            client.run_tool(boom, channel_id=channel, key_name="charge", tool_name="charge",
+                            params={})
+        spans.clear()
+        client.compensate(lambda ctx: "refunded", channel_id=channel, key_name="charge",
+                          tool_name="refund")
+    attributes = dict(only(spans, "actae.compensate").attributes or {})
+    assert attributes.get("actae.key_name") == "charge"  # the argument
+    assert attributes.get("actae.tool_name") == "refund"
+    assert "actae.execution_id" not in attributes and "actae.status" not in attributes
+
+
+def test_a_lost_run_lease_names_the_run(
+    dsn: str, unique: Callable[..., str], caplog: pytest.LogCaptureFixture
+) -> None:
+    channel = unique("otel-run")
+    with SyncActaeClient(dsn, max_size=1) as client, caplog.at_level(logging.INFO, "actae"):
+        client.start_run(channel, "agent", {}, unique("q"))
+        with pytest.raises(LeaseLost):
+            client.heartbeat_run(channel, uuid.uuid4())
+    assert any(r.getMessage().startswith(f"lost lease: heartbeat_run of run {channel}")
+               for r in caplog.records), [r.getMessage() for r in caplog.records]
+
+
+def test_a_span_processor_that_raises_does_not_fail_the_call(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """A processor whose on_end raises (the SDK does not guard its processors) is logged: the
+    claim it measured has committed, so run_tool goes on, runs the tool and completes."""
+
+    class Raising(SimpleSpanProcessor):
+        def on_end(self, span: ReadableSpan) -> None:
+            if span.name == "actae.claim_execution":
+                raise RuntimeError("exporter down")
+            super().on_end(span)
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(Raising(exporter))
+    actae.otel.instrument(provider)
+    try:
+        with SyncActaeClient(dsn, max_size=1) as client:
+            assert client.run_tool(lambda ctx: "ran", channel_id=unique("otel-proc"),
+                                   key_name="k", tool_name="t", params={}) == "ran"
+    finally:
+        actae.otel.uninstrument()
+    assert [s.name for s in exporter.get_finished_spans()].count("actae.complete_execution") == 1
