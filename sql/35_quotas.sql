@@ -32,6 +32,9 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_tenant oid;
+    -- Read once, before the upsert: Citus refuses a non-IMMUTABLE function call in the DO
+    -- UPDATE SET of an INSERT into a distributed (here reference) table.
+    v_now timestamptz := actae._now();
 begin
     perform actae._check_text(p_tenant, 'tenant', 63);
     v_tenant := actae._tenant_role(p_tenant);
@@ -49,13 +52,14 @@ begin
         return;
     end if;
     return query
-    insert into actae.quotas as q (tenant, max_channels, max_bytes, max_events_per_channel)
-    values (v_tenant, p_max_channels, p_max_bytes, p_max_events_per_channel)
+    insert into actae.quotas as q (
+        tenant, max_channels, max_bytes, max_events_per_channel, set_at
+    ) values (v_tenant, p_max_channels, p_max_bytes, p_max_events_per_channel, v_now)
     on conflict (tenant) do update set
         max_channels = excluded.max_channels,
         max_bytes = excluded.max_bytes,
         max_events_per_channel = excluded.max_events_per_channel,
-        set_at = pg_catalog.clock_timestamp()
+        set_at = excluded.set_at
     returning q.*;
 end;
 $$;
@@ -72,6 +76,10 @@ volatile
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    -- Read once, before the statement: Citus refuses a VOLATILE function in an UPDATE of a
+    -- distributed (here reference) table.
+    v_now timestamptz := actae._now();
 begin
     return query
     with owned as (
@@ -95,7 +103,7 @@ begin
     update actae.quotas as q set
         used_bytes = coalesce(u.bytes, 0),
         used_channels = coalesce(u.channels, 0),
-        measured_at = actae._now()
+        measured_at = v_now
     from actae.quotas as q2
     left join usage as u on u.tenant = q2.tenant
     where q.tenant = q2.tenant

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from routing import Trace, shard_groups, trace
 
-from actae import SyncActaeClient
+from actae import QuotaExceeded, SyncActaeClient
 
 
 @pytest.fixture(scope="module")
@@ -256,3 +256,43 @@ def test_purge_deletes_quiet_closed_channels_and_expired_keys_but_not_inherited_
     keys = {r[0] for r in conn.execute(
         "select key_name from actae.executions where channel_id = %s", (keyed,))}
     assert keys == {"old", "inherited"}, "the key no fork inherits expired"
+
+
+def test_quotas_are_set_enforced_measured_and_lifted(
+    conn: psycopg.Connection[Any], client: SyncActaeClient
+) -> None:
+    """set_quota upserts the reference table actae.quotas (its timestamp is read before the
+    statement: Citus refuses clock_timestamp() in an INSERT's DO UPDATE SET), an append past
+    max_events_per_channel is AC429 and writes nothing, measure_usage counts the tenant's
+    bytes, and a quota of nothing but nulls is removed."""
+    tenant, channel = f"citus_q_{uuid.uuid4().hex[:12]}", new_channel()
+    conn.execute(f'create role "{tenant}" nologin')
+    conn.execute(f'grant actae_agent to "{tenant}"')
+    client.record_event(channel, "step", {})
+    conn.execute("update actae.channels set tenant = %s::regrole where channel_id = %s",
+                 (tenant, channel))
+
+    def set_quota(events: int | None) -> Any:
+        return conn.execute("select max_events_per_channel, set_at from actae.set_quota("
+                            "%s, null, null, %s)", (tenant, events)).fetchone()
+
+    first = set_quota(2)
+    assert first is not None and first[0] == 2
+    assert client.record_event(channel, "step", {}).cursor == 2
+    with pytest.raises(QuotaExceeded) as refused:
+        client.record_event(channel, "step", {})
+    assert refused.value.sqlstate == "AC429"
+    assert (refused.value.detail or {}).get("quota") == "max_events_per_channel"
+    events = conn.execute("select count(*) from actae.events where channel_id = %s",
+                          (channel,)).fetchone()
+    assert events == (2,), "the refused append wrote nothing"
+    again = set_quota(3)  # the DO UPDATE path
+    assert again is not None and again[0] == 3 and again[1] >= first[1]
+    assert client.record_event(channel, "step", {}).cursor == 3
+    used = conn.execute("select used_bytes from actae.measure_usage() where tenant = %s::regrole",
+                        (tenant,)).fetchone()
+    assert used is not None and used[0] > 0
+    assert conn.execute("select count(*) from actae.set_quota(%s, null, null, null)",
+                        (tenant,)).fetchone() == (0,)
+    assert conn.execute("select count(*) from actae.quotas where tenant = %s::regrole",
+                        (tenant,)).fetchone() == (0,)
