@@ -21,18 +21,34 @@ same code serves the asyncio and the blocking client.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass
 from typing import Any, cast
 
 from actae import calls
+from actae._runtime import retrieve
 from actae.errors import ActaeError, LeaseLost
 from actae.models import Claim, Execution
 
 logger = logging.getLogger("actae")
 
-Steps = Generator["calls.Call[Any]", Any, Any]
+
+@dataclass(frozen=True)
+class Detached:
+    """A call an observer's steps hand off without waiting for it: the asyncio client runs
+    it in a task of its own (a cancelled caller leaves at once, even when the pool has no
+    free connection), the blocking client runs it at once. Its outcome is not sent back."""
+
+    call: calls.Call[Any]
+
+
+Steps = Generator["calls.Call[Any] | Detached", Any, Any]
+#: the run functions, whose lost leases name the run (their calls carry no execution id)
+_RUN_CALLS = frozenset({"heartbeat_run", "complete_run", "fail_run", "sleep_run",
+                        "wait_for_event", "complete_run_and_claim"})
 # The name of each statement the driver sends, read from its SQL on first use; a statement
 # that calls more than one function has its driver method's name.
 _NAMES: dict[str, str] = {calls.COMPLETE_RUN_AND_CLAIM: "complete_run_and_claim"}
@@ -105,9 +121,9 @@ class Observer:
     def lost_lease(self, call: calls.Call[Any], error: ActaeError) -> None:
         facts = {"function": call_name(call), **dict(error.detail or {})}
         if logger.isEnabledFor(logging.WARNING):
-            execution = call.params.get("execution_id")
-            what = (f"execution {execution}" if execution is not None
-                    else f"run {call.params.get('channel_id')}")
+            params = call.params
+            what = (f"run {params.get('channel_id')}" if facts["function"] in _RUN_CALLS
+                    else f"execution {params.get('execution_id', params.get('execution_ids'))}")
             logger.warning("lost lease: %s of %s refused: %s", facts["function"], what, error,
                            extra={"actae": facts})
 
@@ -146,6 +162,12 @@ class Observer:
                 step = steps.send(value) if error is None else steps.throw(error)
             except StopIteration as stop:
                 return stop.value
+            if isinstance(step, Detached):
+                task: asyncio.Future[Any] = asyncio.ensure_future(execute(step.call))
+                _detached.add(task)
+                task.add_done_callback(_forget)
+                value, error = None, None
+                continue
             try:
                 value, error = await execute(step), None
             except BaseException as exc:  # noqa: BLE001 - handed to the steps (see run)
@@ -169,11 +191,20 @@ class Observer:
             except StopIteration as stop:
                 return stop.value
             try:
-                value, error = execute(step), None
+                value, error = execute(step.call if isinstance(step, Detached) else step), None
             except BaseException as exc:  # noqa: BLE001 - handed to the steps, which re-raise
                 # it: a cancellation or an interrupt too, so a step's span ends when the call
                 # does (not when the exception, which holds this frame, is collected)
                 value, error = None, exc
+
+
+#: Detached calls running (the event loop keeps only weak references to its tasks).
+_detached: set[asyncio.Future[Any]] = set()
+
+
+def _forget(task: asyncio.Future[Any]) -> None:
+    _detached.discard(task)
+    retrieve(task)
 
 
 #: The observer both clients report to; None turns reporting off entirely.

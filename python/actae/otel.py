@@ -75,19 +75,33 @@ def _span_context(value: str) -> SpanContext:
                        trace_flags=TraceFlags(int(flags, 16)))
 
 
+def _started(tracer: trace.Tracer, name: str, kind: SpanKind,
+             attributes: Mapping[str, Any] | None = None) -> Span | None:
+    """A new span, or None when a span processor raised starting it (logged: tracing never
+    fails a call)."""
+    try:
+        return tracer.start_span(name, kind=kind, attributes=attributes)
+    except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
+        log.debug("a span processor failed starting %s: %s", name, exc)
+        return None
+
+
 def _end(span: Span) -> None:
-    """End a call's span; a span processor that raises is logged, never the caller's
-    error (the call it measured has happened)."""
+    """End a span; a span processor that raises is logged, never the caller's error (what
+    the span measured has happened)."""
     try:
         span.end()
     except Exception as exc:  # noqa: BLE001 - tracing must not fail the call
         log.debug("a span processor failed ending %s: %s", span, exc)
 
 
-def _failed(span: Span, error: BaseException) -> None:
-    """Mark a span as ended by ``error``: an exception, a cancellation or an interrupt."""
+def _failed(span: Span, error: BaseException, *, message: bool = False) -> None:
+    """Mark a span as ended by ``error``: an exception, a cancellation or an interrupt. The
+    status names its type (and, with ``message``, an exception's text, as the SDK does)."""
     span.record_exception(error)
-    span.set_status(Status(StatusCode.ERROR, type(error).__name__))
+    text = str(error) if message and isinstance(error, Exception) else ""
+    span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {text}" if text
+                           else type(error).__name__))
 
 
 def _row_attributes(row: Execution) -> dict[str, Any]:
@@ -112,9 +126,10 @@ class ActaeTracing(observe.Observer):
         parent = trace.get_current_span()
         # Not made current: nothing runs inside a call span, and attaching a context costs
         # more than the span itself. Its parent is the current span (e.g. run_tool's).
-        span = self.tracer.start_span(f"actae.{name}", kind=SpanKind.CLIENT)
-        if not span.is_recording():  # a no-op tracer or a sampled-out trace
-            span.end()
+        span = _started(self.tracer, f"actae.{name}", SpanKind.CLIENT)
+        if span is None or not span.is_recording():  # no-op tracer, sampled out, refused
+            if span is not None:
+                _end(span)
             return (yield from super().steps(call))
         try:
             span.set_attribute("db.system.name", "postgresql")
@@ -133,7 +148,13 @@ class ActaeTracing(observe.Observer):
                     span.set_attribute("actae.sqlstate", error.sqlstate)
                 raise
             if isinstance(result, Claim):
-                yield from self._claimed(span, self._plan_of(parent, call), result, call)
+                try:
+                    yield from self._claimed(span, self._plan_of(parent, call), result, call)
+                except GeneratorExit:
+                    raise
+                except BaseException as error:  # cancelled during the trace round trips
+                    _failed(span, error)
+                    raise
             elif isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
                 owner_span = self._plan_of_row(parent, result)
@@ -190,9 +211,8 @@ class ActaeTracing(observe.Observer):
         except BaseException:
             release = release_call(claim, "its caller was cancelled while its trace was"
                                           " recorded")
-            if release is not None:
-                with contextlib.suppress(Exception):
-                    yield release
+            if release is not None:  # the cancelled caller does not wait for it
+                yield observe.Detached(release)
             raise
 
     def _trace(self, span: Span, owner_span: Span | None, claim: Claim) -> observe.Steps:
@@ -229,23 +249,26 @@ class ActaeTracing(observe.Observer):
     def plan(self, name: str, arguments: Mapping[str, Any]) -> Generator[None, None, None]:
         attributes = {f"actae.{a}": str(arguments[a]) for a in ("channel_id", "key_name",
                                                                  "tool_name") if a in arguments}
-        with self.tracer.start_as_current_span(
-            f"actae.{name}", kind=SpanKind.INTERNAL, attributes=attributes,
-            record_exception=False, set_status_on_exception=False,
-        ) as span:
-            channel, key = arguments.get("channel_id"), arguments.get("key_name")
-            # the execution the span reports: a compensation's own, not the one it undoes
-            own = compensation_key(str(key)) if name == "compensate" else key
-            token = _plan_span.set((span, frozenset({(channel, own)})))
-            try:
+        span = _started(self.tracer, f"actae.{name}", SpanKind.INTERNAL, attributes)
+        if span is None:
+            yield
+            return
+        channel, key = arguments.get("channel_id"), arguments.get("key_name")
+        # the execution the span reports: a compensation's own, not the one it undoes
+        own = compensation_key(str(key)) if name == "compensate" else key
+        token = _plan_span.set((span, frozenset({(channel, own)})))
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False,
+                                set_status_on_exception=False):
                 yield
-            except GeneratorExit:
-                raise
-            except BaseException as error:  # a cancelled or interrupted one too
-                _failed(span, error)
-                raise
-            finally:
-                _plan_span.reset(token)
+        except GeneratorExit:
+            raise
+        except BaseException as error:  # a cancelled or interrupted one too
+            _failed(span, error, message=True)
+            raise
+        finally:
+            _plan_span.reset(token)
+            _end(span)
 
 
 def instrument(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -386,9 +387,58 @@ def test_a_caller_cancelled_while_its_trace_is_recorded_releases_its_claim(
 
     run(scenario())
     assert ran == [2], "the tool ran once, in the reclaim"
-    cancelled = named(spans, "actae.run_tool")[0]
-    assert cancelled.status.status_code == StatusCode.ERROR
-    assert cancelled.status.description == "CancelledError"
+    for name in ("actae.run_tool", "actae.claim_execution"):
+        cancelled = named(spans, name)[0]
+        assert cancelled.status.status_code == StatusCode.ERROR, name
+        assert cancelled.status.description == "CancelledError", name
+
+
+def test_the_release_does_not_hold_the_cancelled_caller(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """The release of a claim whose caller was cancelled during its trace write runs in a
+    task of its own: with the pool's only connection taken by another task for 2 s, the
+    caller's 0.5 s timeout still ends it in time, and the release lands once the connection
+    is free."""
+    channel = unique("otel-pool")
+
+    async def tool(ctx: Any) -> str:
+        return "done"
+
+    async def scenario() -> float:
+        async with ActaeClient(dsn, max_size=1) as client:
+            run_call = client._run  # noqa: SLF001 - take the pool as the trace write starts
+            taken = asyncio.Event()
+
+            async def hog() -> None:
+                conn = await client.pool.getconn()
+                taken.set()
+                await asyncio.sleep(2)
+                await client.pool.putconn(conn)
+
+            async def stalled(call: Any) -> Any:
+                if call.sql == calls.SET_EXECUTION_TRACE:
+                    asyncio.get_running_loop().create_task(hog())
+                    await taken.wait()
+                return await run_call(call)
+
+            # a run_tool's calls go through the async client's coalescer
+            client._coalescer._execute = stalled  # noqa: SLF001
+            started = time.monotonic()
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    await client.run_tool(tool, channel_id=channel, key_name="k",
+                                          tool_name="t", params={})
+            waited = time.monotonic() - started
+            for _ in range(50):
+                row = await client.get_execution(channel_id=channel, key_name="k")
+                if row.status != "claimed":
+                    break
+                await asyncio.sleep(0.1)
+            assert (row.status, row.retryable) == ("failed", True)
+            return waited
+
+    assert run(scenario()) < 1.5
 
 
 def test_a_lost_lease_on_the_trace_write_is_a_warning(
@@ -461,11 +511,12 @@ def test_a_span_processor_that_raises_does_not_fail_the_call(
     dsn: str, unique: Callable[..., str]
 ) -> None:
     """A processor whose on_end raises (the SDK does not guard its processors) is logged: the
-    claim it measured has committed, so run_tool goes on, runs the tool and completes."""
+    claim it measured has committed, so run_tool goes on, runs the tool and completes, and
+    the run_tool span's end does not turn the finished call into an error."""
 
     class Raising(SimpleSpanProcessor):
         def on_end(self, span: ReadableSpan) -> None:
-            if span.name == "actae.claim_execution":
+            if span.name in ("actae.claim_execution", "actae.run_tool"):
                 raise RuntimeError("exporter down")
             super().on_end(span)
 
