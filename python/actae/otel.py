@@ -42,7 +42,7 @@ import contextlib
 import contextvars
 import logging
 from collections.abc import Generator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
@@ -104,6 +104,18 @@ def _failed(span: Span, error: BaseException, *, message: bool = False) -> None:
                            else type(error).__name__))
 
 
+def _claim_facts(claim: Claim, call: calls.Call[Any]) -> dict[str, Any]:
+    """The attributes of a claim: its row's and its outcome; for a fork replaying an
+    inherited result, the fork as the channel and the ancestor as the source."""
+    row = claim.execution
+    channel_id = call.params.get("channel_id")
+    facts = {**_row_attributes(row), "actae.outcome": claim.status}
+    if channel_id is not None and channel_id != row.channel_id:
+        facts["actae.channel_id"] = str(channel_id)
+        facts["actae.source_channel_id"] = row.channel_id
+    return facts
+
+
 def _row_attributes(row: Execution) -> dict[str, Any]:
     return {
         "actae.channel_id": row.channel_id, "actae.key_name": row.key_name,
@@ -139,7 +151,7 @@ class ActaeTracing(observe.Observer):
                 if value is not None:
                     span.set_attribute(f"actae.{argument}", str(value))
             try:
-                result = yield from super().steps(call)
+                result: Any = yield from super().steps(call)
             except GeneratorExit:  # closed unfinished, by nobody's error
                 raise
             except BaseException as error:  # a cancelled or interrupted call too
@@ -147,22 +159,26 @@ class ActaeTracing(observe.Observer):
                 if isinstance(error, ActaeError):
                     span.set_attribute("actae.sqlstate", error.sqlstate)
                 raise
-            if isinstance(result, Claim):
-                try:
-                    yield from self._claimed(span, self._plan_of(parent, call), result, call)
-                except GeneratorExit:
-                    raise
-                except BaseException as error:  # cancelled during the trace round trips
-                    _failed(span, error)
-                    raise
-            elif isinstance(result, Execution):
+            if isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
                 owner_span = self._plan_of_row(parent, result)
                 if owner_span is not None:
                     # the run_tool span reports where its execution ended (completed,
                     # failed, ...), not the 'claimed' its claim left there
                     owner_span.set_attributes(_row_attributes(result))
-            return result
+                return result
+            batch = cast(list[Any], result) if isinstance(result, list) else None
+            try:
+                if isinstance(result, Claim):
+                    yield from self._claimed(span, self._plan_of(parent, call), result, call)
+                elif batch is not None and name == "claim_executions":
+                    yield from self._claimed_batch(span, parent, batch, call)
+            except GeneratorExit:
+                raise
+            except BaseException as error:  # cancelled during the trace round trips
+                _failed(span, error)
+                raise
+            return cast(Any, result)  # a Claim or a batch's list, as the call returned it
         finally:
             _end(span)
 
@@ -192,27 +208,41 @@ class ActaeTracing(observe.Observer):
         (conn=): they could block on its row locks or abort it with an error. A caller
         cancelled or interrupted during them will not run the tool of the claim it won: the
         claim is released (release_call) before the cancellation goes on."""
-        row = claim.execution
-        channel_id = call.params.get("channel_id")
-        facts = {**_row_attributes(row), "actae.outcome": claim.status}
-        if channel_id is not None and channel_id != row.channel_id:
-            # a fork replaying an inherited result: the row is the ancestor's
-            facts["actae.channel_id"] = str(channel_id)
-            facts["actae.source_channel_id"] = row.channel_id
+        facts = _claim_facts(claim, call)
         span.set_attributes(facts)
         if owner_span is not None:
             owner_span.set_attributes(facts)
-        if call.conn is not None:
-            return
+        if call.conn is None:
+            yield from self._traced(span, owner_span, [claim])
+
+    def _claimed_batch(self, span: Span, parent: Span, claims: list[Any],
+                       call: calls.Call[Any]) -> observe.Steps:
+        """A claim_executions batch: an event ``actae.claim`` per element on its span (with
+        the attributes a single claim's span gets), then each element's trace round trips,
+        with the span of the run_tools around it (the tools run in it) as the owner."""
+        plan = _plan_span.get()
+        owner_span = plan[0] if plan is not None and plan[0] is parent else None
+        owned = [c for c in claims if isinstance(c, Claim)]
+        for claim in owned:
+            span.add_event("actae.claim", _claim_facts(claim, call))
+        if call.conn is None:
+            yield from self._traced(span, owner_span, owned)
+
+    def _traced(self, span: Span, owner_span: Span | None, claims: list[Claim]) -> observe.Steps:
+        """The trace round trips of claims just made (_trace). A caller cancelled or
+        interrupted during them will not run the tools of the claims it won: each is
+        released (release_call), in a task of its own, before the cancellation goes on."""
         try:
-            yield from self._trace(span, owner_span, claim)
+            for claim in claims:
+                yield from self._trace(span, owner_span, claim)
         except GeneratorExit:
             raise
         except BaseException:
-            release = release_call(claim, "its caller was cancelled while its trace was"
-                                          " recorded")
-            if release is not None:  # the cancelled caller does not wait for it
-                yield observe.Detached(release)
+            for claim in claims:
+                release = release_call(claim, "its caller was cancelled while its trace was"
+                                              " recorded")
+                if release is not None:  # the cancelled caller does not wait for it
+                    yield observe.Detached(release)
             raise
 
     def _trace(self, span: Span, owner_span: Span | None, claim: Claim) -> observe.Steps:

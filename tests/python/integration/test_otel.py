@@ -531,3 +531,62 @@ def test_a_span_processor_that_raises_does_not_fail_the_call(
     finally:
         actae.otel.uninstrument()
     assert [s.name for s in exporter.get_finished_spans()].count("actae.complete_execution") == 1
+
+
+def test_run_tools_stores_each_elements_trace_and_links_its_replays(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """A run_tools batch: its claim_executions span has an ``actae.claim`` event per element,
+    each owned element stores the traceparent of the run_tools span (its tools run in it),
+    and the same batch run again replays both, linking its claim span and its run_tools span
+    to that span once per element."""
+    channel = unique("otel-batch")
+    elements = [(lambda ctx: "a", "k1", "t", {"n": 1}), (lambda ctx: "b", "k2", "t", {"n": 2})]
+    with SyncActaeClient(dsn, max_size=2) as client:
+        assert client.run_tools(elements, channel_id=channel) == ["a", "b"]
+        first = only(spans, "actae.run_tools")
+        claimed = only(spans, "actae.claim_executions")
+        assert [dict(e.attributes or {})["actae.outcome"] for e in claimed.events] == [
+            "claimed", "claimed"]
+        stored = [client.get_execution_trace(
+            client.get_execution(channel_id=channel, key_name=key).id) for key in ("k1", "k2")]
+        assert [[(t.fence, t.traceparent) for t in s] for s in stored] == [
+            [(1, actae.otel.traceparent(first.context))]] * 2
+        spans.clear()
+        assert client.run_tools(elements, channel_id=channel) == ["a", "b"]
+    replay = only(spans, "actae.claim_executions")
+    assert [dict(e.attributes or {})["actae.outcome"] for e in replay.events] == [
+        "replayed", "replayed"]
+    for span in (replay, only(spans, "actae.run_tools")):
+        assert [ids(link.context) for link in span.links] == [ids(first)] * 2
+
+
+def test_a_run_tools_caller_cancelled_during_its_traces_releases_every_claim(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """As for run_tool: a run_tools caller cancelled while its batch's traces are recorded
+    runs none of its tools, so every claim the batch won is released (failed, retryable)."""
+    channel = unique("otel-batch-cancel")
+
+    async def tool(ctx: Any) -> str:
+        return "ran"
+
+    async def scenario() -> list[Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            with psycopg.connect(dsn) as holder:
+                holder.execute("lock table actae.execution_traces in share row exclusive mode")
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(client.run_tools(
+                        [(tool, "k1", "t", {}), (tool, "k2", "t", {})], channel_id=channel), 0.5)
+                holder.rollback()
+            for _ in range(50):  # the releases run in tasks of their own
+                rows = [await client.get_execution(channel_id=channel, key_name=k)
+                        for k in ("k1", "k2")]
+                if all(r.status != "claimed" for r in rows):
+                    break
+                await asyncio.sleep(0.1)
+            return rows
+
+    rows = run(scenario())
+    assert [(r.status, r.retryable, r.fence) for r in rows] == [("failed", True, 1)] * 2
+    assert only(spans, "actae.claim_executions").status.description == "CancelledError"
