@@ -4,9 +4,11 @@
     actae.otel.instrument()               # the global tracer provider, or tracer_provider=...
 
 After ``instrument()`` both clients open a CLIENT span ``actae.<function>`` per call (e.g.
-``actae.claim_execution``) and an INTERNAL span ``actae.run_tool`` (``actae.compensate``) around
-a whole run_tool, which is the parent of its calls and of the tool itself (the tool runs in the
-span's context, as a task or in a thread). Attributes, where the call has them:
+``actae.claim_execution``) and an INTERNAL span ``actae.run_tool`` (``actae.compensate``,
+``actae.run_tools``) around a whole run_tool, which is the parent of its calls and of the tool
+itself (the tool runs in the span's context, as a task or in a thread); a run_tools batch's
+``actae.claim_executions`` span has an ``actae.claim`` event per element. Attributes, where
+the call has them:
 ``actae.channel_id``, ``actae.key_name``, ``actae.tool_name``, ``actae.execution_id``,
 ``actae.outcome`` (the claim outcome), ``actae.status``, ``actae.fence``, ``actae.attempt``,
 ``actae.ambiguous``; plus ``db.system.name = postgresql`` and ``db.operation.name``. The
