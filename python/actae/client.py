@@ -80,12 +80,14 @@ def _sync_method(
 def _async_plan(
     factory: Callable[P, plans.Plan[T]],
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
+    signature = inspect.signature(factory)
+
     @_like(factory, "ActaeClient")
     async def method(self: ActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         watcher = observe.observer
         if watcher is None or not watcher.watches_plans():
             return await self.drive(factory(*args, **kwargs))
-        with watcher.plan(factory.__name__, kwargs):
+        with watcher.plan(factory.__name__, signature.bind(*args, **kwargs).arguments):
             return await self.drive(factory(*args, **kwargs))
 
     return method
@@ -94,12 +96,14 @@ def _async_plan(
 def _sync_plan(
     factory: Callable[P, plans.Plan[T]],
 ) -> Callable[Concatenate[SyncActaeClient, P], T]:
+    signature = inspect.signature(factory)
+
     @_like(factory, "SyncActaeClient")
     def method(self: SyncActaeClient, *args: P.args, **kwargs: P.kwargs) -> T:
         watcher = observe.observer
         if watcher is None or not watcher.watches_plans():
             return self.drive(factory(*args, **kwargs))
-        with watcher.plan(factory.__name__, kwargs):
+        with watcher.plan(factory.__name__, signature.bind(*args, **kwargs).arguments):
             return self.drive(factory(*args, **kwargs))
 
     return method

@@ -190,8 +190,13 @@ class Observer:
                 step = steps.send(value) if error is None else steps.throw(error)
             except StopIteration as stop:
                 return stop.value
+            if isinstance(step, Detached):  # its outcome is not sent back, as under asyncio
+                with contextlib.suppress(Exception):
+                    execute(step.call)
+                value, error = None, None
+                continue
             try:
-                value, error = execute(step.call if isinstance(step, Detached) else step), None
+                value, error = execute(step), None
             except BaseException as exc:  # noqa: BLE001 - handed to the steps, which re-raise
                 # it: a cancellation or an interrupt too, so a step's span ends when the call
                 # does (not when the exception, which holds this frame, is collected)

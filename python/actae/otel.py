@@ -44,7 +44,7 @@ import contextlib
 import contextvars
 import logging
 from collections.abc import Generator, Mapping
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
@@ -60,10 +60,20 @@ __all__ = ["TRACER_NAME", "ActaeTracing", "instrument", "traceparent", "uninstru
 TRACER_NAME = "actae"
 _ARGUMENTS = ("channel_id", "key_name", "tool_name", "execution_id")
 log = logging.getLogger("actae.otel")
-#: the span of the run_tool / compensate in progress in this context, with the (channel_id,
-#: key_name) pairs its own claims use
-_plan_span: contextvars.ContextVar[tuple[Span, frozenset[tuple[Any, Any]]] | None] = \
-    contextvars.ContextVar("actae_otel_plan_span", default=None)
+
+
+class _Plan(NamedTuple):
+    """The span of a run_tool / compensate / run_tools in progress, the (channel_id,
+    key_name) pairs its own claims use, and whether its span reports its execution's
+    attributes (a run_tools span has several executions: it does not)."""
+
+    span: Span
+    keys: frozenset[tuple[Any, Any]]
+    reports: bool
+
+
+_plan_span: contextvars.ContextVar[_Plan | None] = contextvars.ContextVar(
+    "actae_otel_plan_span", default=None)
 
 
 def traceparent(context: SpanContext) -> str:
@@ -163,16 +173,17 @@ class ActaeTracing(observe.Observer):
                 raise
             if isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
-                owner_span = self._plan_of_row(parent, result)
-                if owner_span is not None:
+                plan = self._plan_of(parent, (result.channel_id, result.key_name))
+                if plan is not None and plan.reports:
                     # the run_tool span reports where its execution ended (completed,
                     # failed, ...), not the 'claimed' its claim left there
-                    owner_span.set_attributes(_row_attributes(result))
+                    plan.span.set_attributes(_row_attributes(result))
                 return result
             batch = cast(list[Any], result) if isinstance(result, list) else None
             try:
                 if isinstance(result, Claim):
-                    yield from self._claimed(span, self._plan_of(parent, call), result, call)
+                    key = (call.params.get("channel_id"), call.params.get("key_name"))
+                    yield from self._claimed(span, self._plan_of(parent, key), result, call)
                 elif batch is not None and name == "claim_executions":
                     yield from self._claimed_batch(span, parent, batch, call)
             except GeneratorExit:
@@ -185,25 +196,16 @@ class ActaeTracing(observe.Observer):
             _end(span)
 
     @staticmethod
-    def _plan_of(parent: Span, call: calls.Call[Any]) -> Span | None:
-        """The run_tool span this claim belongs to: the current span, when it is the span of
-        a run_tool claiming this very key (not a tool inside it claiming another)."""
+    def _plan_of(parent: Span, *keys: tuple[Any, Any]) -> _Plan | None:
+        """The plan (run_tool, compensate, run_tools) a call for these (channel_id,
+        key_name) pairs belongs to: the current plan, when its span is the current span and
+        the keys are its own (not a tool inside it calling for other keys)."""
         plan = _plan_span.get()
-        if plan is None or plan[0] is not parent:
+        if plan is None or plan.span is not parent or not keys:
             return None
-        key = (call.params.get("channel_id"), call.params.get("key_name"))
-        return parent if key in plan[1] else None
+        return plan if all(key in plan.keys for key in keys) else None
 
-    @staticmethod
-    def _plan_of_row(parent: Span, row: Execution) -> Span | None:
-        """The run_tool span whose own execution `row` is (a completion or failure made by
-        run_tool itself, not by a tool inside it for another key)."""
-        plan = _plan_span.get()
-        if plan is None or plan[0] is not parent:
-            return None
-        return parent if (row.channel_id, row.key_name) in plan[1] else None
-
-    def _claimed(self, span: Span, owner_span: Span | None, claim: Claim,
+    def _claimed(self, span: Span, plan: _Plan | None, claim: Claim,
                  call: calls.Call[Any]) -> observe.Steps:
         """Attributes and links of a claim. The trace read and write run on pooled connections
         of their own, and not at all for a claim made inside the caller's transaction
@@ -212,23 +214,24 @@ class ActaeTracing(observe.Observer):
         claim is released (release_call) before the cancellation goes on."""
         facts = _claim_facts(claim, call)
         span.set_attributes(facts)
-        if owner_span is not None:
-            owner_span.set_attributes(facts)
+        if plan is not None and plan.reports:
+            plan.span.set_attributes(facts)
         if call.conn is None:
-            yield from self._traced(span, owner_span, [claim])
+            yield from self._traced(span, plan and plan.span, [claim])
 
     def _claimed_batch(self, span: Span, parent: Span, claims: list[Any],
                        call: calls.Call[Any]) -> observe.Steps:
         """A claim_executions batch: an event ``actae.claim`` per element on its span (with
         the attributes a single claim's span gets), then each element's trace round trips,
-        with the span of the run_tools around it (the tools run in it) as the owner."""
-        plan = _plan_span.get()
-        owner_span = plan[0] if plan is not None and plan[0] is parent else None
-        owned = [c for c in claims if isinstance(c, Claim)]
-        for claim in owned:
+        with the span of the run_tools whose batch it is (its tools run in it) as the owner."""
+        channel_id = call.params.get("channel_id")
+        plan = self._plan_of(parent, *((channel_id, key)
+                                      for key in call.params.get("key_names") or ()))
+        elements = [c for c in claims if isinstance(c, Claim)]
+        for claim in elements:
             span.add_event("actae.claim", _claim_facts(claim, call))
         if call.conn is None:
-            yield from self._traced(span, owner_span, owned)
+            yield from self._traced(span, plan and plan.span, elements)
 
     def _traced(self, span: Span, owner_span: Span | None, claims: list[Claim]) -> observe.Steps:
         """The trace round trips of claims just made (_trace). A caller cancelled or
@@ -286,9 +289,12 @@ class ActaeTracing(observe.Observer):
             yield
             return
         channel, key = arguments.get("channel_id"), arguments.get("key_name")
-        # the execution the span reports: a compensation's own, not the one it undoes
-        own = compensation_key(str(key)) if name == "compensate" else key
-        token = _plan_span.set((span, frozenset({(channel, own)})))
+        if name == "run_tools":  # its elements' keys (ToolCall or tuple: key_name second)
+            keys = frozenset((channel, element[1]) for element in arguments.get("tool_calls", ()))
+        else:  # the execution the span reports: a compensation's own, not the one it undoes
+            keys = frozenset({(channel, compensation_key(str(key)) if name == "compensate"
+                               else key)})
+        token = _plan_span.set(_Plan(span, keys, reports=name != "run_tools"))
         try:
             with trace.use_span(span, end_on_exit=False, record_exception=False,
                                 set_status_on_exception=False):

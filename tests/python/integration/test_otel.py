@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -590,3 +591,93 @@ def test_a_run_tools_caller_cancelled_during_its_traces_releases_every_claim(
     rows = run(scenario())
     assert [(r.status, r.retryable, r.fence) for r in rows] == [("failed", True, 1)] * 2
     assert only(spans, "actae.claim_executions").status.description == "CancelledError"
+
+
+def test_a_batch_a_tool_claims_itself_is_not_its_run_tools(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """claim_executions called by a tool inside a run_tool is not that run_tool's batch: its
+    elements store the batch's own span, and the run_tool span gets no links from it."""
+    outer, inner = unique("otel-outer"), unique("otel-inner")
+    with SyncActaeClient(dsn, max_size=2) as client:
+        def tool(ctx: Any) -> str:
+            for claim in client.claim_executions(inner, ["b1", "b2"], ["t", "t"], [{}, {}]):
+                assert claim.claim_token is not None
+                client.complete_execution(claim.execution.id, claim.claim_token, "r")
+            return "ok"
+
+        client.run_tool(tool, channel_id=outer, key_name="k", tool_name="t", params={})
+        batch = only(spans, "actae.claim_executions")
+        stored = {client.get_execution_trace(client.get_execution(
+            channel_id=inner, key_name=key).id)[0].traceparent for key in ("b1", "b2")}
+        assert stored == {actae.otel.traceparent(batch.context)}
+        spans.clear()
+        client.run_tool(lambda ctx: client.claim_executions(inner, ["b1", "b2"], ["t", "t"],
+                                                            [{}, {}]) and "ok",
+                        channel_id=outer, key_name="k2", tool_name="t", params={})
+    assert only(spans, "actae.run_tool").links == ()
+    assert len(only(spans, "actae.claim_executions").links) == 2
+
+
+def test_a_run_tools_element_claimed_again_later_is_owned_by_run_tools(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """An element another worker holds is claimed again by a single call once it lets go:
+    that claim stores the run_tools span (the element's tool runs in it) and links both
+    spans to the earlier attempt, without setting the element's attributes on run_tools."""
+    channel = unique("otel-fallback")
+    with SyncActaeClient(dsn, max_size=3) as client:
+        held = client.claim_execution(channel, "k2", "t", {})
+        assert held.claim_token is not None
+        token = held.claim_token
+        first = only(spans, "actae.claim_execution")
+        spans.clear()
+
+        def let_go() -> None:
+            time.sleep(0.5)
+            client.fail_execution(held.execution.id, "boom", token, retryable=True)
+
+        worker = threading.Thread(target=let_go)
+        worker.start()
+        assert client.run_tools([(lambda ctx: 1, "k1", "t", {}), (lambda ctx: 2, "k2", "t", {})],
+                                channel_id=channel) == [1, 2]
+        worker.join()
+        run_tools = only(spans, "actae.run_tools")
+        stored = client.get_execution_trace(client.get_execution(
+            channel_id=channel, key_name="k2").id)
+    assert [t.traceparent for t in stored] == [actae.otel.traceparent(first.context),
+                                               actae.otel.traceparent(run_tools.context)]
+    reclaim = [s for s in named(spans, "actae.claim_execution")
+               if dict(s.attributes or {}).get("actae.outcome") == "reclaimed"]
+    assert len(reclaim) == 1
+    for span in (run_tools, reclaim[0]):
+        assert [ids(link.context) for link in span.links] == [ids(first)]
+    assert "actae.outcome" not in dict(run_tools.attributes or {})
+
+
+def test_a_failed_release_does_not_keep_the_others_or_hide_the_interrupt(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """Sync client: Ctrl-C during a batch's first trace write, and the first release cannot
+    be sent. The interrupt reaches the caller, and the other claims are released."""
+    channel = unique("otel-kbi")
+    with SyncActaeClient(dsn, max_size=2) as client:
+        run_call = client._run  # noqa: SLF001 - an interrupt and a lost release, on cue
+        lost: list[Any] = []
+
+        def patched(call: Any) -> Any:
+            name = observe.call_name(call)
+            if name == "set_execution_trace":
+                raise KeyboardInterrupt
+            if name == "fail_execution" and not lost:
+                lost.append(call)
+                raise RuntimeError("the release could not be sent")
+            return run_call(call)
+
+        client._run = patched  # type: ignore[method-assign]  # noqa: SLF001
+        with pytest.raises(KeyboardInterrupt):
+            client.run_tools([(lambda ctx: 1, f"k{i}", "t", {}) for i in (1, 2, 3)],
+                             channel_id=channel)
+        client._run = run_call  # type: ignore[method-assign]  # noqa: SLF001
+        rows = [client.get_execution(channel_id=channel, key_name=f"k{i}") for i in (1, 2, 3)]
+    assert [r.status for r in rows] == ["claimed", "failed", "failed"]
