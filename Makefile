@@ -178,7 +178,7 @@ fidelity: deps venv
 	$(WITH_DB) $(PY) -m tests.tools.fidelity
 
 clean:
-	if [[ -x $(PY) ]]; then $(PY) -m actae.pg clean; fi
+	if [[ -x $(PY) ]]; then $(PY) -m actae.pg clean --binaries; fi
 	rm -rf .actae
 
 distclean: clean

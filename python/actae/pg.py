@@ -704,13 +704,19 @@ def _cmd_env(args: argparse.Namespace) -> int:
 
 def _cmd_clean(args: argparse.Namespace) -> int:
     """Stop the server and delete its folder (also where it was moved: /tmp/actae-pg-<hash>
-    for a checkout the server user cannot enter), and the copy of this environment's
-    embedded PostgreSQL made for that user, if any."""
+    for a checkout the server user cannot enter); with --binaries, also the copy of this
+    environment's embedded PostgreSQL made for that user (every server of the environment
+    runs from it: `make clean` passes it, once they are all stopped)."""
     _repo_server(args).remove()
-    embedded = _embedded_bin()
-    if embedded is not None and (embedded / "postgres").is_file():
-        shutil.rmtree(_install_copy(embedded.parent), ignore_errors=True)
+    if args.binaries:
+        remove_install_copy(_embedded_bin())
     return 0
+
+
+def remove_install_copy(bin_dir: Path | None) -> None:
+    """Delete the server user's copy of the embedded PostgreSQL in ``bin_dir``, if any."""
+    if bin_dir is not None and (bin_dir / "postgres").is_file():
+        shutil.rmtree(_install_copy(bin_dir.parent), ignore_errors=True)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -780,9 +786,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("stop", _cmd_stop, "stop the server"),
         ("status", _cmd_status, "exit 0 when running, 3 when stopped"),
         ("env", _cmd_env, "print export lines: ACTAE_DSN and PG* variables"),
-        ("clean", _cmd_clean, "stop the server and delete its folder"),
     ):
         sub.add_parser(name, help=text).set_defaults(handler=handler)
+    clean = sub.add_parser("clean", help="stop the server and delete its folder")
+    clean.add_argument("--binaries", action="store_true",
+                       help="also the server user's copy of the embedded PostgreSQL")
+    clean.set_defaults(handler=_cmd_clean)
     run = sub.add_parser("run", help="run CMD against a migrated database (ACTAE_DSN, or ours)")
     run.add_argument("--fresh", action="store_true", help="recreate database actae first")
     run.add_argument("--keep", action="store_true", help="leave the server running")

