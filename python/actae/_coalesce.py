@@ -94,7 +94,7 @@ def release_call(claim: Any, why: str) -> calls.Call[Any] | None:
     _orphan; None for any other row): the execution is failed, retryable, before any tool
     ran, so the next claim of the key reclaims it at once, unambiguously, instead of waiting
     out a lease nobody holds and then reconciling a call that never ran."""
-    if not _orphan(claim) or claim.claim_token is None:
+    if not _orphan(claim):
         return None
     return calls.fail_execution(
         claim.execution.id, f"cancelled before the tool ran: {why}", claim.claim_token,

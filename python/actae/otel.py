@@ -217,7 +217,7 @@ class ActaeTracing(observe.Observer):
         if plan is not None and plan.reports:
             plan.span.set_attributes(facts)
         if call.conn is None:
-            yield from self._traced(span, plan and plan.span, [claim])
+            yield from self._traced(span, None if plan is None else plan.span, [claim])
 
     def _claimed_batch(self, span: Span, parent: Span, claims: list[Any],
                        call: calls.Call[Any]) -> observe.Steps:
@@ -231,7 +231,7 @@ class ActaeTracing(observe.Observer):
         for claim in elements:
             span.add_event("actae.claim", _claim_facts(claim, call))
         if call.conn is None:
-            yield from self._traced(span, plan and plan.span, elements)
+            yield from self._traced(span, None if plan is None else plan.span, elements)
 
     def _traced(self, span: Span, owner_span: Span | None, claims: list[Claim]) -> observe.Steps:
         """The trace round trips of claims just made (_trace). A caller cancelled or
