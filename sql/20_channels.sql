@@ -285,6 +285,52 @@ begin
 end;
 $$;
 
+-- actae.channel_lineage — the ancestors of channel p_channel_id, root first: the rows of the
+-- view actae.channel_lineage for that channel (generation 1 is the parent; inherited_cursor
+-- is the last event of the ancestor the channel sees, the smallest fork cursor on the way),
+-- found by walking parent_channel_id one generation per statement. The view is a recursive
+-- CTE, which Citus refuses over distributed tables; each statement here reads one channel
+-- (a router query, one shard), so this answers on a Citus cluster too. Empty for a root.
+-- The walk stops at an ancestor the caller may not read (another tenant's, after
+-- actae.assign_tenant moved it), and after _limit('fork_depth') + 1 generations.
+-- Raises: AC400 bad channel_id, AC404 unknown channel (or one the caller may not read).
+create or replace function actae.channel_lineage(
+    p_channel_id text
+) returns setof actae.channel_lineage
+language plpgsql
+stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_channel actae.channels := actae._channel(p_channel_id);
+    v_parent text := v_channel.parent_channel_id;
+    v_cursor bigint := v_channel.fork_cursor;
+    v_ancestors text [] := array[]::text [];
+    v_cursors bigint [] := array[]::bigint [];
+    v_tenant oid;
+    v_next text;
+    v_fork_cursor bigint;
+begin
+    while v_parent is not null
+        and cardinality(v_ancestors) <= actae._limit('fork_depth') loop
+        select c.tenant, c.parent_channel_id, c.fork_cursor
+        into v_tenant, v_next, v_fork_cursor
+        from actae.channels as c
+        where c.channel_id = v_parent;
+        exit when not found or not actae._may_read(v_tenant);
+        v_ancestors := v_ancestors || v_parent;
+        v_cursors := v_cursors || v_cursor;
+        v_cursor := least(v_cursor, v_fork_cursor);
+        v_parent := v_next;
+    end loop;
+    return query
+    select p_channel_id, a.ancestor, a.generation::integer, a.inherited
+    from unnest(v_ancestors, v_cursors) with ordinality as a (ancestor, inherited, generation)
+    order by a.generation desc;
+end;
+$$;
+
 -- actae.get_channel — head cursor, state version, parent, fork cursor, lineage (ancestors,
 -- root first), chain value at the head and the channel's metadata.
 -- Raises: AC400 bad channel_id, AC404 unknown channel.

@@ -31,7 +31,8 @@ begin
         if v_function.name in (
             'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
             'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs', 'queue_topic',
-            'get_execution_trace', 'langgraph_get_tuple', 'langgraph_list', 'list_completed'
+            'get_execution_trace', 'langgraph_get_tuple', 'langgraph_list', 'list_completed',
+            'channel_lineage'
         ) then
             execute format(
                 'grant execute on function %s to actae_auditor', v_function.signature

@@ -61,7 +61,8 @@ class ToolStats(_Row):
 
 
 class LineageEntry(_Row):
-    """One row of the ``actae.channel_lineage`` view: an ancestor of a channel."""
+    """One row of ``actae.channel_lineage`` (the function, or the view it agrees with): an
+    ancestor of a channel."""
 
     channel_id: str
     ancestor_channel_id: str

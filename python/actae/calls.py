@@ -337,10 +337,7 @@ SET_KEY_TTL = _sql("set_key_ttl", "channel_id::text", "key_ttl::interval")
 PURGE = _sql("purge", "older_than::interval", "batch_size::integer")
 LEDGER_STATUS = "select * from actae.ledger_status"
 TOOL_STATS = "select * from actae.tool_stats order by tool_name"
-CHANNEL_LINEAGE = (
-    "select * from actae.channel_lineage where channel_id = %(channel_id)s::text"
-    " order by generation desc"
-)
+CHANNEL_LINEAGE = _sql("channel_lineage", "channel_id::text")
 
 
 def cancel_execution(
@@ -385,7 +382,7 @@ def tool_stats(*, conn: Any = None) -> Call[list[ToolStats]]:
 
 
 def channel_lineage(channel_id: str, *, conn: Any = None) -> Call[list[LineageEntry]]:
-    """The ancestors of a channel, root first."""
+    """The ancestors of a channel, root first (actae.channel_lineage: on Citus too)."""
     return Call(CHANNEL_LINEAGE, {"channel_id": channel_id}, _many(LineageEntry), conn)
 
 

@@ -185,6 +185,22 @@ def test_a_fork_reads_one_shard_per_lineage_segment(
     assert source_group <= replayed.groups and len(replayed.groups) <= 2
 
 
+def test_channel_lineage_walks_parents_on_citus(client: SyncActaeClient) -> None:
+    """The view actae.channel_lineage is a recursive CTE, which Citus refuses; the function
+    of the same name (what `actae channel show` reads) walks parent by parent."""
+    root = new_channel()
+    for n in range(1, 6):
+        client.record_event(root, "step", {"n": n})
+    a = client.fork_channel(root, 4).channel_id
+    client.record_event(a, "step", {"n": 5})
+    b = client.fork_channel(a, 5).channel_id
+    c = client.fork_channel(b, 3).channel_id
+    lineage = client.channel_lineage(c)
+    assert [(x.ancestor_channel_id, x.generation, x.inherited_cursor) for x in lineage] == [
+        (root, 3, 3), (a, 2, 3), (b, 1, 3)]
+    assert client.channel_lineage(root) == []
+
+
 def test_a_null_channel_is_a_bad_argument_not_a_crash(
     conn: psycopg.Connection[Any], groups: dict[int, str]
 ) -> None:

@@ -27,9 +27,9 @@ from actae.errors import ActaeError, InvalidInput
 from .badinput import BATCH_STRATEGIES, SETTINGS, World, driver_strategies, nested, raw_strategy
 from .harness import scratch_database, table_digest
 
-# channel_topic(text) maps any text (null to null) to a LISTEN topic and channel_lineage reads
-# a view: neither has anything to reject but text the driver cannot send.
-ACCEPTS_ANY_TEXT = {"channel_topic", "channel_lineage", "queue_topic"}
+# channel_topic(text) and queue_topic(text) map any text (null to null) to a LISTEN topic:
+# neither has anything to reject but text the driver cannot send.
+ACCEPTS_ANY_TEXT = {"channel_topic", "queue_topic"}
 
 # Calls made and rejections seen, by SQLSTATE; the soak reads them from
 # $ACTAE_RELIABILITY_STATS (a JSON file written when the module finishes).

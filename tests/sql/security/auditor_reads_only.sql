@@ -18,7 +18,7 @@ select is(
            'get_run', 'list_runs', 'queue_topic', 'get_execution_trace',
            'langgraph_get_tuple', 'langgraph_list', 'list_completed',
            'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
-           'follow_channel')),
+           'follow_channel', 'channel_lineage')),
     'the auditor can execute exactly the read functions');
 select is(
     (select string_agg(c.relname, ',') from pg_class as c
