@@ -7,6 +7,7 @@ execute these same builders (see client.py), so the two can never drift apart.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,6 +26,7 @@ from actae.console.models import (
     StateDiff,
     TimelineEntry,
 )
+from actae.errors import InvalidInput
 from actae.models import (
     Channel,
     Claim,
@@ -433,12 +435,17 @@ LIST_RUNS = _sql("list_runs", "queue::text", "status::text", "agent::text", "max
 QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
 
 
-def _seconds(value: timedelta | float | None) -> int | None:
-    """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400)."""
+def _seconds(value: timedelta | float | None, argument: str) -> int | None:
+    """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400). A
+    negative value is rounded away from zero, so -0.5 is refused by the database as -1 is
+    (not taken as 0); one that is not a finite number is InvalidInput naming argument."""
     if value is None:
         return None
     seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
-    return int(-(-seconds // 1))
+    if not math.isfinite(seconds):
+        raise InvalidInput(f"{argument} must be a finite number of seconds, got {value!r}",
+                           {"argument": argument})
+    return math.ceil(seconds) if seconds >= 0 else math.floor(seconds)
 
 
 def _first_run(rows: list[Row]) -> RunRecord | None:
@@ -605,7 +612,7 @@ def sleep_run(
     """Durable sleep: elapsed (go on), sleeping (parked) or cancelled."""
     return Call(SLEEP_RUN, {
         "channel_id": channel_id, "claim_token": claim_token, "sleep_key": sleep_key,
-        "seconds": _seconds(seconds),
+        "seconds": _seconds(seconds, "seconds"),
     }, _one(SleepResult), conn)
 
 
@@ -617,7 +624,7 @@ def wait_for_event(
     or cancelled."""
     return Call(WAIT_FOR_EVENT, {
         "channel_id": channel_id, "claim_token": claim_token, "wait_key": wait_key,
-        "event_type": event_type, "timeout_seconds": _seconds(timeout),
+        "event_type": event_type, "timeout_seconds": _seconds(timeout, "timeout_seconds"),
     }, _one(WaitResult), conn)
 
 

@@ -165,3 +165,24 @@ def test_a_run_whose_worker_is_lost_ten_times_in_a_row_ends_failed(
     assert lost.error.startswith("the run's worker was lost 10 times in a row")
     with pytest.raises(IdempotencyConflict):
         client.complete_run(channel, row.claim_token, "late")  # the lost owner's token
+
+
+@pytest.mark.parametrize("seconds", [-0.5, timedelta(milliseconds=-1), float("nan"),
+                                     float("inf")])
+def test_a_sleep_or_wait_of_less_than_zero_or_no_number_is_refused(
+    client: SyncActaeClient, unique: Callable[..., str], seconds: float | timedelta
+) -> None:
+    """Rounding a sleep up to whole seconds must not turn -0.5 into 0 (an elapsed sleep):
+    it is refused as -1 is, naming the argument, and the run stays as it was."""
+    queue, channel = unique("q"), unique("run")
+    client.start_run(channel, "a", None, queue)
+    claimed = client.claim_run(queue, "w")
+    assert claimed is not None and claimed.claim_token is not None
+    token = claimed.claim_token
+    with pytest.raises(InvalidInput, match="^seconds "):
+        client.sleep_run(channel, token, "nap", seconds)
+    with pytest.raises(InvalidInput, match="^timeout_seconds "):
+        client.wait_for_event(channel, token, "ok", "approval", seconds)
+    after = client.get_run(channel)
+    assert (after.status, after.attempt) == ("running", 1)
+    assert client.sleep_run(channel, token, "nap", 60).outcome == "sleeping"
