@@ -344,7 +344,8 @@ $$;
 -- else failed; lapses back to 0), after which the next due run is claimed, in the same
 -- call and transaction. Only runs of channels of the caller's tenant are candidates (another
 -- tenant's queue of the same name is invisible).
--- Raises: AC400 bad argument (agents, when given, must be a non-empty list without nulls).
+-- Raises: AC400 bad argument (agents, when given, must be a non-empty list of names of 1 to
+-- 256 bytes, as start_run's agent).
 create or replace function actae.claim_run(
     p_queue text,
     p_worker text,
@@ -371,17 +372,25 @@ declare
     v_due timestamptz;
     v_lapses integer;
     v_roles oid [] := actae._member_of();
+    v_agents_ok boolean := p_agents is null or (cardinality(p_agents) > 0
+        and array_ndims(p_agents) = 1 and array_position(p_agents, null) is null);
 begin
+    if v_agents_ok and p_agents is not null then
+        -- Each name as start_run's agent: 1 to 256 bytes (a longer or empty one matches no
+        -- run, so it is a mistake to report, not a filter to apply).
+        foreach v_candidate in array p_agents loop
+            v_agents_ok := v_agents_ok and octet_length(v_candidate) between 1 and 256;
+        end loop;
+    end if;
     if (octet_length(p_queue) between 1 and 256
         and octet_length(p_worker) between 1 and 256
         and v_lease between 1 and 86400
-        and (p_agents is null or (cardinality(p_agents) > 0 and array_ndims(p_agents) = 1
-            and array_position(p_agents, null) is null))) is not true then
+        and v_agents_ok) is not true then
         perform actae._check_text(p_queue, 'queue', 256);
         perform actae._check_text(p_worker, 'worker', 256);
         perform actae._check_range(v_lease, 'lease_seconds', 1, 86400);
         perform actae._raise('AC400',
-            'agents must be null or a non-empty list of agent names, none of them null',
+            'agents must be null or a non-empty list of agent names, each 1 to 256 bytes',
             jsonb_build_object('argument', 'agents'));
     end if;
     <<claim>>
