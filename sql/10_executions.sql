@@ -21,7 +21,9 @@
 --     is read without the lock (and writes nothing).
 --   * In a fork, a key completed in the inherited prefix replays the ancestor's row (no new
 --     row anywhere) unless the fork's tool policy for tool_name is live; a blocked tool
---     raises AC403 when the claim would run it.
+--     raises AC403 when the claim would run it. A key inherited for another tool is AC409
+--     whatever the policies: live re-executes a tool's own calls, it never hands a key of
+--     another operation to it.
 --   * The lease is measured on the database clock (actae._now()); a null lease_seconds
 --     means the default, 60. Limits are actae._limit's.
 --   * Tenants (docs/tenants.md): a new channel belongs to the caller's tenant; a key of a
@@ -138,24 +140,27 @@ begin
         end if;
         if v_channel.parent_channel_id is not null then
             -- A fork without a row of its own for the key: look for an inherited completion.
+            -- It replays unless the tool is live in the fork; live or not, a key inherited
+            -- for another tool is that tool's (AC409), so a live policy never lets a claim
+            -- take over a key of another operation.
             v_policy := coalesce(v_channel.tool_policies ->> p_tool_name, 'replay');
-            if v_policy <> 'live' then
-                v_row := actae._inherited_execution(v_channel, p_key_name);
-                if v_row.execution_id is not null then
-                    perform actae._check_same_operation(v_row, p_tool_name, v_fields,
-                        v_fingerprint);
-                    return actae._execution_row(v_row, 'replayed', false);
-                end if;
-                if v_policy = 'block' then
-                    perform actae._raise(
-                        'AC403',
-                        format('tool %s is blocked in fork %s', p_tool_name, p_channel_id),
-                        jsonb_build_object(
-                            'channel_id', p_channel_id, 'tool_name', p_tool_name,
-                            'key_name', p_key_name
-                        )
-                    );
-                end if;
+            v_row := actae._inherited_execution(v_channel, p_key_name);
+            if v_row.execution_id is not null
+                and (v_policy <> 'live' or v_row.tool_name <> p_tool_name) then
+                perform actae._check_same_operation(v_row, p_tool_name, v_fields,
+                    v_fingerprint);
+                return actae._execution_row(v_row, 'replayed', false);
+            end if;
+            v_row := null;
+            if v_policy = 'block' then
+                perform actae._raise(
+                    'AC403',
+                    format('tool %s is blocked in fork %s', p_tool_name, p_channel_id),
+                    jsonb_build_object(
+                        'channel_id', p_channel_id, 'tool_name', p_tool_name,
+                        'key_name', p_key_name
+                    )
+                );
             end if;
         end if;
 

@@ -2,8 +2,7 @@
 -- replay, each as get_execution shows it: inherited completions from before each cut (the
 -- nearest ancestor's row), not those after it; its own completed rows; tools whose fork
 -- policy is live are not inherited, blocked tools' completed rows are; an own in-flight
--- claim is not listed. The nearest row decides: when it is of a tool the fork runs live, a
--- farther ancestor's row of another tool is not listed (a claim would not replay it).
+-- claim is not listed. A key inherited for one tool stays that tool's in every fork below.
 begin;
 \ir ../helpers.psql
 select plan(6);
@@ -51,18 +50,21 @@ select results_eq(
       order by l.key_name$$,
     'grandchild: each row is what get_execution returns');
 
--- root: k with tool a; mid (b live) runs k itself with tool b; grand inherits mid's policy.
+-- root: k with tool a; a fork running tool b live cannot take k over for tool b (AC409:
+-- claim_execution/fork_live_policy_keeps_key_identity.sql), so a fork of it still lists
+-- the root's k, as a claim of tool a replays it.
 select pg_temp.completed('tap-lfn', 'k', 'a', '"root-a"');
 select pg_temp.record_steps('tap-lfn', 1);
 select actae.fork_channel('tap-lfn', 1, 'tap-lfn-mid', null, '{"b": "live"}');
-select pg_temp.completed('tap-lfn-mid', 'k', 'b', '"mid-b"');
+select throws_ok(
+    $$select * from actae.claim_execution('tap-lfn-mid', 'k', 'b', '{}')$$, 'AC409', null,
+    'a tool run live cannot take over a key inherited for another tool');
 select pg_temp.record_steps('tap-lfn-mid', 1);
 select actae.fork_channel('tap-lfn-mid', 2, 'tap-lfn-grand');
-select is((select count(*) from actae.list_completed('tap-lfn-grand')), 0::bigint,
-    'the nearest row (mid''s, tool b, live here) hides the root''s row of tool a');
-select throws_ok(
-    $$select * from actae.claim_execution('tap-lfn-grand', 'k', 'a', '{}')$$, 'AC409', null,
-    'as a claim of tool a finds the nearest row of tool b: not a replay');
+select results_eq(
+    $$select key_name, result from actae.list_completed('tap-lfn-grand')$$,
+    $$values ('k'::text, '"root-a"'::jsonb)$$,
+    'the grandchild lists the root''s k of tool a');
 
 select * from finish();
 rollback;
