@@ -242,6 +242,7 @@ begin
         claimed_at = v_now,
         heartbeat_at = null,
         finished_at = null,
+        retain_until = null,
         written_by = default
     where e.channel_id = p_channel_id and e.key_name = p_key_name
     returning e.* into v_row;

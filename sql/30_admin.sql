@@ -138,11 +138,13 @@ $$;
 -- Guarantees: a finished (completed, failed, cancelled) execution of the channel replays
 -- for at least key_ttl after it finished; after that purge may delete it, and a claim of
 -- that key once it is purged is a new operation (outcome claimed, attempt 1). Null clears
--- the lifetime (keys live as long as the channel). A key keeps at least the lifetime it
--- finished under: shortening it stamps the finished keys' retain_until first, so a later
--- (shorter) key_ttl never makes an existing key purgeable sooner. The channel is created
--- on first use. A fork has its own lifetime (not inherited); a key a live fork inherits is
--- never purged.
+-- the lifetime (keys live as long as the channel). A key keeps at least every lifetime it
+-- lived under: a change that would end a finished key's life sooner stamps its
+-- retain_until with the end of the life it had (or keeps a later stamp), so no later
+-- key_ttl, however the lifetimes were lengthened or cleared in between, makes an existing
+-- key purgeable sooner. A reclaim clears the stamp (the key's next finish starts afresh).
+-- The channel is created on first use. A fork has its own lifetime (not inherited); a key a
+-- live fork inherits is never purged.
 -- Owner-only: another tenant's channel is AC404, as an unknown one (actae._lock_channel).
 -- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years or with a
 -- negative part (actae._interval_has_negative_part: such a lifetime, stored, could make
@@ -169,20 +171,32 @@ begin
         );
     end if;
     v_channel := actae._lock_channel(p_channel_id, true);
-    if p_key_ttl < v_channel.key_ttl or (p_key_ttl is not null and v_channel.key_ttl is null)
-        then
-        -- Shorter than the lifetime its finished keys live under: they keep that one.
-        -- finished_at + key_ttl in the session's time zone, spelled with immutable
-        -- functions: Citus refuses stable ones on a column in an UPDATE (timestamptz +
-        -- interval is stable), and the zone is read once into v_time_zone.
+    if p_key_ttl is not null then
+        -- Each finished key whose life the new lifetime would shorten (compared key by key:
+        -- '1 month' and '30 days' differ by the month it finished in) is stamped with the
+        -- end of the life it had, unless an earlier stamp already goes further. A null
+        -- lifetime shortens nothing. finished_at + key_ttl in the session's time zone,
+        -- spelled with immutable functions: Citus refuses stable ones on a column in an
+        -- UPDATE (timestamptz + interval is stable), and the zone is read once into
+        -- v_time_zone.
         update actae.executions as e set
             retain_until = coalesce(
                 ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
                 at time zone v_time_zone,
                 'infinity'
             )
-        where e.channel_id = p_channel_id and e.retain_until is null
-            and not actae._in_flight(e.status);
+        where e.channel_id = p_channel_id and not actae._in_flight(e.status)
+            and ((e.finished_at at time zone v_time_zone) + p_key_ttl) at time zone v_time_zone
+            < coalesce(
+                ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
+                at time zone v_time_zone,
+                'infinity'
+            )
+            and (e.retain_until is null or e.retain_until < coalesce(
+                ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
+                at time zone v_time_zone,
+                'infinity'
+            ));
     end if;
     update actae.channels as c set key_ttl = p_key_ttl
     where c.channel_id = p_channel_id
@@ -213,14 +227,16 @@ $$;
 --     channels are never deleted.
 --   * One call deletes about batch_size rows: whole channels until the budget is spent (a
 --     channel bigger than the budget is still deleted whole, alone), then expired keys.
---     more = true when the budget ran out: call again (the CLI loops). Rows locked by
+--     more = true when the budget ran out, or a fork was deleted (its parent, kept for it
+--     until now, may be purgeable): call again (the CLI loops). Rows locked by
 --     running transactions are skipped, not waited for: a channel whose row, purge guard
 --     or LangGraph thread mapping (held by a LangGraph call writing to the thread) is
 --     locked is left for a later purge.
 -- Raises: AC400 older_than null, not between 0 and 1000 years or with a negative part (a
 -- longer one, or a huge part, would put the cutoff before the earliest time PostgreSQL
 -- holds: 22008 timestamp out of range from about 6700 years; 1000 years is long before
--- anything Actae recorded), batch_size not 1..100000.
+-- anything Actae recorded), batch_size not 1..100000; 0A000 (actae._not_read_committed) in
+-- a transaction that is not READ COMMITTED.
 create or replace function actae.purge(
     p_older_than interval,
     p_batch_size integer default 1000
@@ -239,6 +255,7 @@ declare
     v_candidate actae.channels;
     v_count bigint;
     v_fork_clock bigint;
+    v_parent_freed boolean := false;
 begin
     perform actae._require(p_older_than is null, 'older_than');
     if p_older_than < interval '0' or p_older_than > interval '1000 years'
@@ -250,6 +267,11 @@ begin
     end if;
     perform actae._require(p_batch_size is null, 'batch_size');
     perform actae._check_range(p_batch_size, 'batch_size', 1);
+    -- Each check below reads the latest committed rows (a claim that committed after this
+    -- transaction began): an older snapshot would delete a channel with a live claim.
+    if current_setting('transaction_isolation') <> 'read committed' then
+        perform actae._not_read_committed('purge');
+    end if;
     v_cutoff := v_now - p_older_than;
 
     -- Candidates are read without a lock, then each is locked (skipped when locked) in a
@@ -260,6 +282,9 @@ begin
         order by c.closed_at, c.channel_id
     loop
         exit when v_budget <= 0;
+        -- Checked first without a lock: a channel that must be kept is not locked at all
+        -- (its agents never wait for this purge), only one that looks purgeable is.
+        continue when actae._purge_blocked(v_candidate, v_cutoff);
         select c.* into v_channel from actae.channels as c
         where c.channel_id = v_candidate.channel_id and c.closed_at < v_cutoff
         for update skip locked;
@@ -314,6 +339,8 @@ begin
         delete from actae.channels as c where c.channel_id = v_channel.channel_id;
         v_done.channels := v_done.channels + 1;
         v_budget := v_budget - 1;
+        -- Its parent may be purgeable now (it was kept for this fork): say so.
+        v_parent_freed := v_parent_freed or v_channel.parent_channel_id is not null;
     end loop;
 
     -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from
@@ -387,7 +414,7 @@ begin
             );
     end loop;
 
-    v_done.more := v_budget <= 0;
+    v_done.more := v_budget <= 0 or v_parent_freed;
     return v_done;
 end;
 $$;

@@ -171,9 +171,9 @@ begin
     if not found or (v_quota.max_channels is null and v_quota.max_bytes is null) then
         return v_tenant;
     end if;
-    if v_quota.used_bytes >= v_quota.max_bytes then
+    if coalesce(v_quota.used_bytes, 0) >= v_quota.max_bytes then
         perform actae._quota_exceeded(v_tenant, 'max_bytes', v_quota.max_bytes,
-            v_quota.used_bytes, jsonb_build_object('measured_at', v_quota.measured_at));
+            coalesce(v_quota.used_bytes, 0), jsonb_build_object('measured_at', v_quota.measured_at));
     end if;
     if v_quota.max_channels is not null then
         if current_setting('transaction_isolation') <> 'read committed' then
@@ -214,9 +214,9 @@ begin
             v_quota.max_events_per_channel, p_channel.head_cursor - 1,
             jsonb_build_object('channel_id', p_channel.channel_id));
     end if;
-    if v_quota.used_bytes >= v_quota.max_bytes then
+    if coalesce(v_quota.used_bytes, 0) >= v_quota.max_bytes then
         perform actae._quota_exceeded(p_channel.tenant, 'max_bytes', v_quota.max_bytes,
-            v_quota.used_bytes, jsonb_build_object(
+            coalesce(v_quota.used_bytes, 0), jsonb_build_object(
                 'channel_id', p_channel.channel_id, 'measured_at', v_quota.measured_at));
     end if;
 end;

@@ -1145,6 +1145,10 @@ declare
     v_row actae.annotations;
     v_now timestamptz;
 begin
+    -- The channel's purge guard (as a claim's, actae._claim_channel), shared until commit:
+    -- a purge deleting the channel finishes first (then this is AC404), and no purge
+    -- deletes it while this annotation is uncommitted (it would outlive its channel).
+    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
     perform actae._channel(p_channel_id);
     if not actae._owns_channel(p_channel_id) then
         -- Readable (a global operator) but not its own: annotations are the owner's.
