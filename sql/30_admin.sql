@@ -421,8 +421,9 @@ $$;
 
 -- actae._delete_beside_channel — delete what lives beside channel p_channel_id, for a caller
 -- about to delete the channel row (actae.purge, actae._langgraph_drop_channel): its run,
--- annotations and LangGraph index rows (the thread's mapping too), so nothing of it shows
--- up in a channel created later under the same id, by any tenant.
+-- annotations, execution traces (a trigger deletes a deleted execution's trace on one node;
+-- Citus tables have none) and LangGraph index rows (the thread's mapping too), so nothing of
+-- it shows up in a channel created later under the same id, by any tenant.
 create or replace function actae._delete_beside_channel(
     p_channel_id text
 ) returns void
@@ -432,6 +433,7 @@ as $$
 begin
     delete from actae.runs as r where r.channel_id = p_channel_id;
     delete from actae.annotations as a where a.channel_id = p_channel_id;
+    delete from actae.execution_traces as t where t.channel_id = p_channel_id;
     delete from actae.langgraph_writes as w where w.channel_id = p_channel_id;
     delete from actae.langgraph_checkpoints as k where k.channel_id = p_channel_id;
     delete from actae.langgraph_threads as t where t.channel_id = p_channel_id;

@@ -201,6 +201,28 @@ def test_channel_lineage_walks_parents_on_citus(client: SyncActaeClient) -> None
     assert client.channel_lineage(root) == []
 
 
+def test_deleting_a_langgraph_thread_leaves_no_trace_behind(
+    conn: psycopg.Connection[Any], client: SyncActaeClient
+) -> None:
+    """On one node a trigger deletes a deleted execution's trace; Citus tables have no
+    triggers, so the channel's traces go with the channel (actae._delete_beside_channel)."""
+    thread = f"thread-{uuid.uuid4().hex}"
+    row = conn.execute("select actae.langgraph_channel(%s)", (thread,)).fetchone()
+    assert row is not None
+    channel = row[0]
+    claim = client.claim_execution(channel, "k", "t", {})
+    assert claim.claim_token is not None
+    conn.execute("select actae.set_execution_trace(%s, %s, %s)", (
+        claim.execution.id, claim.claim_token,
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"))
+    traces = "select count(*) from actae.execution_traces where channel_id = %s"
+    assert conn.execute(traces, (channel,)).fetchone() == (1,)
+    conn.execute("select actae.langgraph_delete_thread(%s)", (thread,))
+    assert conn.execute(traces, (channel,)).fetchone() == (0,)
+    assert conn.execute("select count(*) from actae.executions where channel_id = %s",
+                        (channel,)).fetchone() == (0,)
+
+
 def test_a_null_channel_is_a_bad_argument_not_a_crash(
     conn: psycopg.Connection[Any], groups: dict[int, str]
 ) -> None:
