@@ -134,6 +134,32 @@ as $$
         or extract(minute from p_interval) < 0 or extract(second from p_interval) < 0;
 $$;
 
+-- actae._key_until — when a key that finished at p_finished stops replaying under lifetime
+-- p_ttl (null: never, 'infinity'): p_finished + p_ttl as timestamptz arithmetic does it in
+-- time zone p_time_zone (months and days on the local calendar, then the time part as
+-- elapsed time, so '24 hours' across a daylight-saving change is 24 hours), spelled with
+-- immutable functions only (Citus refuses stable ones on a column in an UPDATE).
+create or replace function actae._key_until(
+    p_finished timestamptz,
+    p_ttl interval,
+    p_time_zone text
+) returns timestamptz
+language sql
+immutable
+as $$
+    select coalesce(
+        (((((p_finished at time zone p_time_zone) + d.calendar) at time zone p_time_zone)
+            at time zone 'UTC') + (p_ttl - d.calendar)) at time zone 'UTC',
+        'infinity'
+    )
+    from (
+        select make_interval(
+            months => (extract(year from p_ttl) * 12 + extract(month from p_ttl))::integer,
+            days => extract(day from p_ttl)::integer
+        ) as calendar
+    ) as d;
+$$;
+
 -- actae.set_key_ttl — how long the finished execution keys of a channel keep replaying.
 -- Guarantees: a finished (completed, failed, cancelled) execution of the channel replays
 -- for at least key_ttl after it finished; after that purge may delete it, and a claim of
@@ -175,28 +201,15 @@ begin
         -- Each finished key whose life the new lifetime would shorten (compared key by key:
         -- '1 month' and '30 days' differ by the month it finished in) is stamped with the
         -- end of the life it had, unless an earlier stamp already goes further. A null
-        -- lifetime shortens nothing. finished_at + key_ttl in the session's time zone,
-        -- spelled with immutable functions: Citus refuses stable ones on a column in an
-        -- UPDATE (timestamptz + interval is stable), and the zone is read once into
-        -- v_time_zone.
+        -- lifetime shortens nothing. The zone is read once into v_time_zone
+        -- (actae._key_until: immutable, as Citus needs in an UPDATE).
         update actae.executions as e set
-            retain_until = coalesce(
-                ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
-                at time zone v_time_zone,
-                'infinity'
-            )
+            retain_until = actae._key_until(e.finished_at, v_channel.key_ttl, v_time_zone)
         where e.channel_id = p_channel_id and not actae._in_flight(e.status)
-            and ((e.finished_at at time zone v_time_zone) + p_key_ttl) at time zone v_time_zone
-            < coalesce(
-                ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
-                at time zone v_time_zone,
-                'infinity'
-            )
-            and (e.retain_until is null or e.retain_until < coalesce(
-                ((e.finished_at at time zone v_time_zone) + v_channel.key_ttl)
-                at time zone v_time_zone,
-                'infinity'
-            ));
+            and actae._key_until(e.finished_at, p_key_ttl, v_time_zone)
+            < actae._key_until(e.finished_at, v_channel.key_ttl, v_time_zone)
+            and (e.retain_until is null or e.retain_until
+                < actae._key_until(e.finished_at, v_channel.key_ttl, v_time_zone));
     end if;
     update actae.channels as c set key_ttl = p_key_ttl
     where c.channel_id = p_channel_id
@@ -229,9 +242,10 @@ $$;
 --     channel bigger than the budget is still deleted whole, alone), then expired keys.
 --     more = true when the budget ran out, or a fork was deleted (its parent, kept for it
 --     until now, may be purgeable): call again (the CLI loops). Rows locked by
---     running transactions are skipped, not waited for: a channel whose row, purge guard
---     or LangGraph thread mapping (held by a LangGraph call writing to the thread) is
---     locked is left for a later purge.
+--     running transactions are skipped, not waited for: a channel whose row, purge guard,
+--     LangGraph thread mapping, run or annotations are locked is left for a later purge,
+--     and the locks taken on it are given back at once (actae._purge_lock); a closed
+--     channel that must be kept is checked without any lock first.
 -- Raises: AC400 older_than null, not between 0 and 1000 years or with a negative part (a
 -- longer one, or a huge part, would put the cutoff before the earliest time PostgreSQL
 -- holds: 22008 timestamp out of range from about 6700 years; 1000 years is long before
@@ -283,32 +297,11 @@ begin
     loop
         exit when v_budget <= 0;
         -- Checked first without a lock: a channel that must be kept is not locked at all
-        -- (its agents never wait for this purge), only one that looks purgeable is.
+        -- (its agents never wait for this purge), only one that looks purgeable is; and one
+        -- found busy under the locks gives them back at once (actae._purge_lock).
         continue when actae._purge_blocked(v_candidate, v_cutoff);
-        select c.* into v_channel from actae.channels as c
-        where c.channel_id = v_candidate.channel_id and c.closed_at < v_cutoff
-        for update skip locked;
-        continue when not found;
-        -- Checked under the row lock, each in a statement of its own (fresh snapshot): a
-        -- fork or a write that committed before we locked the channel is seen.
-        -- The channel's purge guard (1633907809 is 'acta'), exclusive until commit: busy
-        -- while a claim in the channel is uncommitted (skip it), and held, it makes new
-        -- claims wait, so no execution is claimed, then failed, unseen while we delete.
-        continue when not pg_try_advisory_xact_lock(1633907809, hashtext(v_channel.channel_id));
-        continue when actae._purge_blocked(v_channel, v_cutoff);
-        -- The channel's LangGraph thread mapping, locked before anything is deleted: a
-        -- LangGraph writer (langgraph_put, put_writes, langgraph_channel) holds it FOR KEY
-        -- SHARE and then waits for the channel's lock, so deleting it last (as
-        -- _delete_beside_channel does) would wait for that writer while it waits for us. A
-        -- mapping that is there but locked skips the channel, as other locked rows do.
-        perform 1 from actae.langgraph_threads as t
-        where t.channel_id = v_channel.channel_id
-        for update skip locked;
-        if not found and exists (
-            select 1 from actae.langgraph_threads as t where t.channel_id = v_channel.channel_id
-        ) then
-            continue;
-        end if;
+        v_channel := actae._purge_lock(v_candidate.channel_id, v_cutoff);
+        continue when v_channel.channel_id is null;
         delete from actae.executions as e
         where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status)
             and e.claimed_at < v_cutoff and e.finished_at < v_cutoff;
@@ -416,6 +409,71 @@ begin
 
     v_done.more := v_budget <= 0 or v_parent_freed;
     return v_done;
+end;
+$$;
+
+-- actae._purge_lock — lock closed channel p_channel_id for purge, or return a row of nulls
+-- (holding no lock) when it must be left alone: its row is locked by another transaction,
+-- its purge guard (1633907809 is 'acta') is busy (a claim, start_run or annotation in it is
+-- uncommitted), actae._purge_blocked finds it must be kept (checked under the locks, each
+-- in a statement of its own: a fork or a write that committed before is seen), or one of
+-- the rows purge deletes beside it is locked (its LangGraph thread mapping, run or
+-- annotations: a LangGraph writer holds the mapping FOR KEY SHARE and then waits for the
+-- channel's lock; cancel_run or annotate_channel hold the run or annotation row and may wait
+-- for the guard next: waiting for them here would deadlock).
+-- Guarantees: on the locked path the caller holds, until commit, the channel row (FOR
+-- UPDATE), the guard (exclusive: new claims, start_run and annotations wait, then start a
+-- new channel or find none) and those rows; on the other path every lock taken here was
+-- taken in a subtransaction that is rolled back, so a kept channel's agents never wait for
+-- the rest of the purge.
+create or replace function actae._purge_lock(
+    p_channel_id text,
+    p_cutoff timestamptz
+) returns actae.channels
+language plpgsql
+volatile
+as $$
+declare
+    v_channel actae.channels;
+begin
+    begin
+        select c.* into v_channel from actae.channels as c
+        where c.channel_id = p_channel_id and c.closed_at < p_cutoff
+        for update skip locked;
+        if not found then
+            raise sqlstate 'ACSKP';
+        end if;
+        if not pg_try_advisory_xact_lock(1633907809, hashtext(p_channel_id)) then
+            raise sqlstate 'ACSKP';
+        end if;
+        if actae._purge_blocked(v_channel, p_cutoff) then
+            raise sqlstate 'ACSKP';
+        end if;
+        perform 1 from actae.langgraph_threads as t where t.channel_id = p_channel_id
+        for update skip locked;
+        if not found and exists (
+            select 1 from actae.langgraph_threads as t where t.channel_id = p_channel_id
+        ) then
+            raise sqlstate 'ACSKP';
+        end if;
+        perform 1 from actae.runs as r where r.channel_id = p_channel_id
+        for update skip locked;
+        if not found and exists (
+            select 1 from actae.runs as r where r.channel_id = p_channel_id
+        ) then
+            raise sqlstate 'ACSKP';
+        end if;
+        perform 1 from actae.annotations as a where a.channel_id = p_channel_id
+        for update skip locked;
+        if not found and exists (
+            select 1 from actae.annotations as a where a.channel_id = p_channel_id
+        ) then
+            raise sqlstate 'ACSKP';
+        end if;
+    exception when sqlstate 'ACSKP' then
+        return null;
+    end;
+    return v_channel;
 end;
 $$;
 

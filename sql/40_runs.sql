@@ -161,7 +161,8 @@ $$;
 -- The channel belongs to the caller's tenant; another tenant's channel id is AC404.
 -- Raises: AC400 bad argument (run_at infinite or not before 9999-01-01 UTC too), AC404
 -- another tenant's channel, AC409 the channel already has a run with another agent or input
--- (DETAIL: stored and given agent, sha256 of stored and given input).
+-- (DETAIL: stored and given agent, sha256 of stored and given input), 0A000 when it would
+-- create a run in a transaction that is not READ COMMITTED (actae._not_read_committed).
 create or replace function actae.start_run(
     p_channel_id text,
     p_agent text,
@@ -210,6 +211,14 @@ begin
     -- deleting it finishes first, and the run starts in a new channel; never in one being
     -- deleted (the run would be deleted with it, or outlive it).
     v_channel := actae._claim_channel(p_channel_id);
+    if current_setting('transaction_isolation') <> 'read committed' and not exists (
+        select 1 from actae.runs as r where r.channel_id = p_channel_id
+    ) then
+        -- A new run: its channel must be read with a fresh snapshot (a purge that deleted it
+        -- while we waited for the guard is seen only so), as a claim that takes ownership.
+        -- A replay answers at any level.
+        perform actae._not_read_committed('a start_run that creates a run');
+    end if;
     if not actae._owns(v_channel.tenant) then
         -- Another tenant's channel id: refused as an unknown channel is, nothing written.
         perform actae._no_channel(p_channel_id);

@@ -1127,7 +1127,8 @@ $$;
 -- the others get AC412.
 -- Owner-only: another tenant's channel is AC404, as an unknown one.
 -- Raises: AC400 bad argument, AC404 unknown channel, AC412 expected_revision is stale
--- (DETAIL has the current revision and annotations).
+-- (DETAIL has the current revision and annotations), 0A000 in a transaction that is not
+-- READ COMMITTED (actae._not_read_committed).
 create or replace function actae.annotate_channel(
     p_channel_id text,
     p_display_name text,
@@ -1149,6 +1150,10 @@ begin
     -- a purge deleting the channel finishes first (then this is AC404), and no purge
     -- deletes it while this annotation is uncommitted (it would outlive its channel).
     perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+    if current_setting('transaction_isolation') <> 'read committed' then
+        -- The channel is read after the guard with a fresh snapshot only in READ COMMITTED.
+        perform actae._not_read_committed('annotate_channel');
+    end if;
     perform actae._channel(p_channel_id);
     if not actae._owns_channel(p_channel_id) then
         -- Readable (a global operator) but not its own: annotations are the owner's.

@@ -13,7 +13,8 @@ class _Row(BaseModel):
 
 
 class PurgeResult(_Row):
-    """What one ``actae.purge`` call deleted; ``more`` is true when it hit its batch size."""
+    """What one ``actae.purge`` call deleted; ``more`` is true when it hit its batch size,
+    or deleted a fork whose parent may be purgeable now: call again."""
 
     executions: int
     events: int

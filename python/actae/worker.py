@@ -336,6 +336,10 @@ class Worker:
         def register(fn: A) -> A:
             if not is_async(fn):
                 raise TypeError(f"agent {name} must be an async function")
+            if not 1 <= len(name.encode()) <= 256:
+                # As start_run's agent: claim_run refuses the whole list with a name it
+                # could never match, and the worker would then claim nothing at all.
+                raise ValueError(f"agent name must be 1 to 256 bytes of text, got {name!r}")
             self.agents[name] = fn
             return fn
 

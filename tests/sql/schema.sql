@@ -820,6 +820,14 @@ CREATE FUNCTION actae._interval_has_negative_part(p_interval interval) RETURNS b
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _key_until(timestamp with time zone, interval, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._key_until(p_finished timestamp with time zone, p_ttl interval, p_time_zone text) RETURNS timestamp with time zone
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _langgraph_bad_base64(jsonb[]); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -1095,6 +1103,14 @@ CREATE FUNCTION actae._plan_cache_mode(p_function regprocedure, p_mode text, p_c
 
 CREATE FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone) RETURNS boolean
     LANGUAGE plpgsql STABLE
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _purge_lock(text, timestamp with time zone); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._purge_lock(p_channel_id text, p_cutoff timestamp with time zone) RETURNS actae.channels
+    LANGUAGE plpgsql
     AS $$ (body in sql/) $$;
 
 --
@@ -2826,6 +2842,12 @@ REVOKE ALL ON FUNCTION actae._inherited_execution(p_channel actae.channels, p_ke
 REVOKE ALL ON FUNCTION actae._interval_has_negative_part(p_interval interval) FROM PUBLIC;
 
 --
+-- Name: FUNCTION _key_until(p_finished timestamp with time zone, p_ttl interval, p_time_zone text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._key_until(p_finished timestamp with time zone, p_ttl interval, p_time_zone text) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _langgraph_bad_base64(p_values jsonb[]); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -3028,6 +3050,12 @@ REVOKE ALL ON FUNCTION actae._plan_cache_mode(p_function regprocedure, p_mode te
 --
 
 REVOKE ALL ON FUNCTION actae._purge_blocked(p_channel actae.channels, p_cutoff timestamp with time zone) FROM PUBLIC;
+
+--
+-- Name: FUNCTION _purge_lock(p_channel_id text, p_cutoff timestamp with time zone); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._purge_lock(p_channel_id text, p_cutoff timestamp with time zone) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _queue_topic(p_queue text); Type: ACL; Schema: actae; Owner: -

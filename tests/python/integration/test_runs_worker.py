@@ -359,6 +359,24 @@ def test_agent_must_be_async(dsn: str) -> None:
         worker.agent("sync")(lambda run: None)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["", "a" * 257, "é" * 129])
+def test_an_agent_name_start_run_would_refuse_is_refused_at_registration(
+    dsn: str, name: str
+) -> None:
+    """claim_run refuses a list holding a name outside 1..256 bytes, so such a name would
+    stop the worker claiming any run: it is refused when the agent is registered."""
+
+    async def agent(run: Run) -> None:
+        return None
+
+    worker = Worker(dsn)
+    with pytest.raises(ValueError, match="agent name must be 1 to 256 bytes"):
+        worker.agent(name)(agent)
+    assert worker.agents == {}
+    worker.agent("é" * 128)(agent)
+    assert list(worker.agents) == ["é" * 128]
+
+
 def test_an_object_with_an_async_call_is_an_agent(dsn: str) -> None:
     class Agent:
         async def __call__(self, run: Run) -> None:

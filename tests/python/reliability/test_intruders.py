@@ -157,7 +157,7 @@ def test_auditor_can_read_but_not_write(dsn: str, logins: Logins) -> None:
         reads = {"get_execution", "list_executions", "list_expired_leases", "get_channel",
                  "list_events", "get_state", "channel_topic", "get_run", "list_runs",
                  "queue_topic", "get_execution_trace", "langgraph_get_tuple", "langgraph_list",
-                 "list_completed",
+                 "list_completed", "channel_lineage",
                  "list_channels", "timeline", "fork_tree", "diff_states", "decision_trail",
                  "follow_channel"}
         writes = [f for f in functions(conn) if not f[0].startswith("_") and f[0] not in reads]

@@ -6,7 +6,7 @@
 -- the stamp: the key's next finish lives by the lifetime of then.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(8);
 set local timezone = 'UTC';
 
 select actae.set_key_ttl('tap-kl-a', interval '10 days');
@@ -47,6 +47,19 @@ select actae.set_key_ttl('tap-kl-m', interval '1 month');
 select is(
     (select retain_until - finished_at from actae.executions where channel_id = 'tap-kl-m'),
     interval '30 days', '30 days -> 1 month in February: the key keeps its 30 days');
+
+-- '24 hours' across the change to daylight saving time in New York is 24 elapsed hours,
+-- as purge counts them, not a calendar day (23 hours there).
+set local timezone = 'America/New_York';
+select actae._set_test_clock(timestamptz '2026-03-07 17:00:00+00' - clock_timestamp());
+select actae.set_key_ttl('tap-kl-dst', interval '24 hours');
+select pg_temp.completed('tap-kl-dst', 'k', 'charge', '{}');
+select actae.set_key_ttl('tap-kl-dst', interval '23 hours 30 minutes');
+select is(
+    (select retain_until - finished_at from actae.executions
+     where channel_id = 'tap-kl-dst'),
+    interval '24 hours', '24 hours across a daylight saving change keep 24 hours');
+set local timezone = 'UTC';
 
 -- Failed retryably, stamped (no lifetime before: forever), then reclaimed and completed.
 select actae._set_test_clock(null);
