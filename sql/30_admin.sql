@@ -435,6 +435,9 @@ volatile
 as $$
 declare
     v_channel actae.channels;
+    v_table text;
+    v_locked bigint;
+    v_rows bigint;
 begin
     begin
         select c.* into v_channel from actae.channels as c
@@ -449,27 +452,19 @@ begin
         if actae._purge_blocked(v_channel, p_cutoff) then
             raise sqlstate 'ACSKP';
         end if;
-        perform 1 from actae.langgraph_threads as t where t.channel_id = p_channel_id
-        for update skip locked;
-        if not found and exists (
-            select 1 from actae.langgraph_threads as t where t.channel_id = p_channel_id
-        ) then
-            raise sqlstate 'ACSKP';
-        end if;
-        perform 1 from actae.runs as r where r.channel_id = p_channel_id
-        for update skip locked;
-        if not found and exists (
-            select 1 from actae.runs as r where r.channel_id = p_channel_id
-        ) then
-            raise sqlstate 'ACSKP';
-        end if;
-        perform 1 from actae.annotations as a where a.channel_id = p_channel_id
-        for update skip locked;
-        if not found and exists (
-            select 1 from actae.annotations as a where a.channel_id = p_channel_id
-        ) then
-            raise sqlstate 'ACSKP';
-        end if;
+        -- Every row of the channel's LangGraph thread mapping, run and annotations, or none.
+        foreach v_table in array array['langgraph_threads', 'runs', 'annotations'] loop
+            execute format(
+                'select 1 from actae.%I as x where x.channel_id = $1 for update skip locked',
+                v_table
+            ) using p_channel_id;
+            get diagnostics v_locked = row_count;
+            execute format('select count(*) from actae.%I as x where x.channel_id = $1',
+                v_table) into v_rows using p_channel_id;
+            if v_rows > v_locked then
+                raise sqlstate 'ACSKP';
+            end if;
+        end loop;
     exception when sqlstate 'ACSKP' then
         return null;
     end;
