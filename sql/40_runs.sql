@@ -183,7 +183,6 @@ declare
     v_now timestamptz := actae._now();
     v_due timestamptz;
     v_row actae.runs;
-    v_channel actae.channels;
 begin
     -- Inline checks, as in claim_run: the helpers run, in the same order, only when one
     -- fails.
@@ -207,10 +206,11 @@ begin
         perform actae._check_range(v_max_attempts, 'max_attempts', 1, 1000);
     end if;
     v_due := greatest(coalesce(p_run_at, v_now), v_now);
-    -- The channel, behind its purge guard as a claim's (actae._claim_channel): a purge
-    -- deleting it finishes first, and the run starts in a new channel; never in one being
-    -- deleted (the run would be deleted with it, or outlive it).
-    v_channel := actae._claim_channel(p_channel_id);
+    -- The channel's purge guard, shared until commit, as a claim takes it
+    -- (actae._claim_channel): a purge deleting the channel finishes first, and the run then
+    -- starts in a new channel; never in one being deleted (the run would be deleted with
+    -- it, or outlive it).
+    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
     if current_setting('transaction_isolation') <> 'read committed' and not exists (
         select 1 from actae.runs as r where r.channel_id = p_channel_id
     ) then
@@ -219,7 +219,10 @@ begin
         -- A replay answers at any level.
         perform actae._not_read_committed('a start_run that creates a run');
     end if;
-    if not actae._owns(v_channel.tenant) then
+    insert into actae.channels (channel_id, tenant)
+    values (p_channel_id, actae._new_channel_tenant(p_channel_id))
+    on conflict (channel_id) do nothing;
+    if not actae._owns_channel(p_channel_id) then
         -- Another tenant's channel id: refused as an unknown channel is, nothing written.
         perform actae._no_channel(p_channel_id);
     end if;
