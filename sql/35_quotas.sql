@@ -173,7 +173,8 @@ begin
     end if;
     if coalesce(v_quota.used_bytes, 0) >= v_quota.max_bytes then
         perform actae._quota_exceeded(v_tenant, 'max_bytes', v_quota.max_bytes,
-            coalesce(v_quota.used_bytes, 0), jsonb_build_object('measured_at', v_quota.measured_at));
+            coalesce(v_quota.used_bytes, 0),
+            jsonb_build_object('measured_at', v_quota.measured_at));
     end if;
     if v_quota.max_channels is not null then
         if current_setting('transaction_isolation') <> 'read committed' then
