@@ -17,9 +17,11 @@
 --   since measuring a key in bytes takes a query over the keys, and a SQL function with a
 --   query in it is not inlined but planned anew on every call; PL/pgSQL keeps its plan for
 --   the session, and returns at once for the null of a channel without policies (every
---   new channel is checked). It calls actae._limit (created by sql/00_helpers.sql, loaded
---   after the migrations) only for a non-null value: on a fresh database this migration
---   finds no channel to check.
+--   new channel is checked). The bound is the literal 256, _limit('tool_name'): this
+--   migration checks existing rows, and a database upgraded from before 0006 has no
+--   actae._limit yet (sql/00_helpers.sql is loaded after the migrations). Its first bytes
+--   called actae._limit('tool_name') there; migration 0024 re-creates the function for
+--   the databases that applied them.
 -- * Existing rows. The API could only have written arrays of those three strings (the lax
 --   filter checked each element) and keys of any length. Each such channel is rewritten so
 --   that it says what the caller asked for where that is unambiguous, and otherwise what
@@ -63,7 +65,7 @@ begin
         and not exists (
             select from pg_catalog.jsonb_each(p_policies) as e (tool_name, policy)
             where pg_catalog.octet_length(e.tool_name)
-                not between 1 and actae._limit('tool_name')
+                not between 1 and 256
                 or e.policy not in ('"replay"'::jsonb, '"live"'::jsonb, '"block"'::jsonb)
         );
 end;

@@ -6,7 +6,10 @@ Two kinds of SQL live in the repo:
   Each runs in its own transaction that first inserts its row into
   ``actae.schema_migrations`` (version, name, sha256 of the file), so a second migrator that
   slipped past the lock would collide on the primary key instead of applying it twice. A file
-  edited after it was applied is refused, and nothing more is applied. So is a new file
+  edited after it was applied is refused, and nothing more is applied (a landed file's few
+  earlier bytes that databases recorded are accepted: ``_EQUIVALENT_BYTES``). So is a
+  database with a migration this installation does not know (a newer Actae migrated it), or
+  with Actae's tables but no ``schema_migrations`` (its history was dropped). So is a new file
   numbered below the newest applied migration (a 0011 added after 0023 ran): it would run
   after the later ones, out of NNNN order, so it must be renumbered above the newest one
   (``status`` shows it as ``out-of-order``).
@@ -126,6 +129,24 @@ class MigrationStatus:
     applied_at: datetime | None
 
 
+# Earlier bytes of landed migrations that databases may have recorded, accepted as the file
+# itself: they differ from it in comments only (0020, 0023), or in a statement a later
+# migration makes the same for every database (0022's first bytes bounded tool names by
+# actae._limit('tool_name'), which a database upgraded from before 0006 does not have yet;
+# 0024 re-creates that function). Any other change to a landed migration is refused, and
+# tests/python/unit/test_migrations_frozen.py keeps every file at its landed bytes.
+_EQUIVALENT_BYTES: dict[int, frozenset[str]] = {
+    20: frozenset({"7987a728177b5c674fc22c4906fe6caa3d0469e9b26f1f7ef72356676ebe4973"}),
+    22: frozenset({"0724012ab80c28bcfa211b3de987375b14ea151994ec31a847569d473734ac40"}),
+    23: frozenset({"e755512fdb2908ad890e6c541eaba4127088e70c43f165daad60acea1cb8ee72"}),
+}
+
+
+def _same_bytes(m: Migration, checksum: str) -> bool:
+    """True when a recorded checksum is m's file, as it is or as it landed earlier."""
+    return checksum == m.checksum or checksum in _EQUIVALENT_BYTES.get(m.version, ())
+
+
 def sql_root() -> Path:
     """Folder holding ``migrations/`` and ``sql/``: $ACTAE_SQL_ROOT, else the package's own
     copy (``actae/_sql`` in an installed wheel), else the repository checkout."""
@@ -177,6 +198,8 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
     with _locked_connection(dsn) as conn:
         _refuse_untrusted_owners(conn)
         bootstrapped = _has_history(conn)
+        if not bootstrapped:
+            _refuse_lost_history(conn)
         recorded = _recorded(conn) if bootstrapped else {}
         _check_history(migrations, recorded)
         for m in migrations:
@@ -240,7 +263,7 @@ def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
             state = "out-of-order" if m.version < newest else "pending"
             result.append(MigrationStatus(m.version, m.name, state, None))
         else:
-            state = "applied" if row[1] == m.checksum else "edited"
+            state = "applied" if _same_bytes(m, row[1]) else "edited"
             result.append(MigrationStatus(m.version, m.name, state, row[2]))
     for version, (name, _, applied_at) in recorded.items():
         result.append(MigrationStatus(version, name, "missing", applied_at))
@@ -281,6 +304,18 @@ def _refuse_untrusted_owners(conn: psycopg.Connection) -> None:
         )
 
 
+def _refuse_lost_history(conn: psycopg.Connection) -> None:
+    """Raise when Actae's tables exist without actae.schema_migrations: the history was
+    dropped, and applying the first migration again would fail halfway or worse."""
+    row = conn.execute("select pg_catalog.to_regclass('actae.channels')").fetchone()
+    if row and row[0]:
+        raise MigrationError(
+            "schema actae holds Actae's tables but no actae.schema_migrations (its history of"
+            " applied migrations was dropped): restore that table, or the database, from a"
+            " backup before migrating"
+        )
+
+
 def _has_history(conn: psycopg.Connection) -> bool:
     """True when actae.schema_migrations exists (the first migration created it)."""
     row = conn.execute("select pg_catalog.to_regclass('actae.schema_migrations')").fetchone()
@@ -300,11 +335,17 @@ def _check_history(
     files = {m.version: m for m in migrations}
     for version, (name, checksum, _) in sorted(recorded.items()):
         m = files.get(version)
+        if m is None and version > migrations[-1].version:
+            raise MigrationError(
+                f"the database was migrated by a newer Actae: migration {name} is recorded in"
+                f" actae.schema_migrations, and this installation's newest is"
+                f" {migrations[-1].path.stem}; upgrade actae (pip install -U actae) to use it"
+            )
         if m is None:
             raise MigrationError(
                 f"migration {name} is recorded in actae.schema_migrations but its file is gone"
             )
-        if m.checksum != checksum:
+        if not _same_bytes(m, checksum):
             raise MigrationError(
                 f"{m.path.name} was edited after it was applied (recorded sha256 "
                 f"{checksum[:12]}, file now {m.checksum[:12]}); add a new migration instead,"

@@ -9,8 +9,6 @@ the cancellation became status 'cancelled' while everything else stayed as it wa
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +18,8 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 from actae.migrate import migrate
+from tests.python.support.databases import tree_at
 
-REPO = Path(__file__).resolve().parents[3]
 BEFORE_0006 = "6a5b40a501e443f7708ddaf02a2104ee72d43490"  # schema 0005, with its sql/
 
 
@@ -34,20 +32,6 @@ def scratch_dsn(dsn: str) -> Iterator[str]:
             yield make_conninfo(dsn, dbname=name)
         finally:
             admin.execute(f'drop database if exists "{name}" with (force)')
-
-
-def tree_at(commit: str, target: Path) -> Path:
-    """migrations/ and sql/ as they were at commit (git archive), under target."""
-    if shutil.which("git") is None or not (REPO / ".git").exists():
-        pytest.skip("needs the git history of the repository")
-    archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", commit, "migrations", "sql"],
-        capture_output=True, check=False,
-    )
-    if archive.returncode != 0:
-        pytest.skip(f"commit {commit} is not in this clone's history")
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    return target
 
 
 def test_0006_turns_old_cancellations_into_the_cancelled_status(

@@ -1,0 +1,134 @@
+"""Upgrades of existing databases by ``actae migrate``: from an old level with data in it, from
+earlier bytes of landed migrations, refusals that name their cause, and privileges put back
+to the shipped ones (docs/operations.md)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from actae.migrate import MigrationError, migrate
+from tests.python.support.databases import REPO, empty_database, fresh_database, tree_at
+
+BEFORE_0006 = "6a5b40a501e443f7708ddaf02a2104ee72d43490"  # schema 0005, with its sql/
+
+# Earlier bytes of landed migrations (actae.migrate._EQUIVALENT_BYTES), as databases recorded
+# them: (file, commit whose bytes they are).
+EARLIER = [
+    ("0020_topic_secret.sql", "725204f"),
+    ("0022_tool_policies_and_key_ttl.sql", "63cf6dc"),
+    ("0023_run_lease_lapses.sql", "a37e230"),
+]
+
+ROLES = "('actae_agent', 'actae_auditor', 'actae_operator')"
+PRIVILEGES = f"""
+select 'function', p.oid::regprocedure::text, a.grantee::regrole::text, a.privilege_type
+from pg_proc as p cross join lateral aclexplode(p.proacl) as a
+where p.pronamespace = 'actae'::regnamespace and a.grantee::regrole::text in {ROLES}
+union all
+select 'relation', c.oid::regclass::text, a.grantee::regrole::text, a.privilege_type
+from pg_class as c cross join lateral aclexplode(c.relacl) as a
+where c.relnamespace = 'actae'::regnamespace and a.grantee::regrole::text in {ROLES}
+union all
+select 'column', c.oid::regclass::text || '.' || t.attname, a.grantee::regrole::text,
+    a.privilege_type
+from pg_class as c join pg_attribute as t on t.attrelid = c.oid
+cross join lateral aclexplode(t.attacl) as a
+where c.relnamespace = 'actae'::regnamespace and a.grantee::regrole::text in {ROLES}
+order by 1, 2, 3, 4
+"""
+
+
+def test_a_fork_with_tool_policies_upgrades_from_before_0006(dsn: str, tmp_path: Path) -> None:
+    # 0022 checks every stored policy with a function that called actae._limit, which a
+    # database at 0005 does not have until sql/ is loaded after the migrations.
+    old = tree_at(BEFORE_0006, tmp_path)
+    with empty_database(dsn) as scratch:
+        migrate(scratch, old)
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            conn.execute("select actae.create_channel('c1')")
+            conn.execute("""select actae.fork_channel('c1', 0, 'c1f', null,
+                                                      '{"search": "live", "charge": "block"}')""")
+        applied = migrate(scratch)
+        assert "0022_tool_policies_and_key_ttl" in applied
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            policies = conn.execute(
+                "select tool_policies from actae.channels where channel_id = 'c1f'").fetchone()
+            with pytest.raises(psycopg.Error, match="blocked") as blocked:
+                conn.execute("select actae.claim_execution('c1f', 'k', 'charge', '{}')")
+        assert policies == ({"search": "live", "charge": "block"},)
+        assert blocked.value.sqlstate == "AC403"
+
+
+def test_earlier_bytes_of_landed_migrations_are_accepted(dsn: str, tmp_path: Path) -> None:
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("needs the git history of the repository")
+    tree = tmp_path / "tree"
+    shutil.copytree(REPO / "migrations", tree / "migrations")
+    shutil.copytree(REPO / "sql", tree / "sql", ignore=shutil.ignore_patterns("citus"))
+    for name, commit in EARLIER:
+        (tmp_path / commit).mkdir()
+        old = tree_at(commit, tmp_path / commit)
+        shutil.copy(old / "migrations" / name, tree / "migrations" / name)
+        earlier = (tree / "migrations" / name).read_bytes()
+        assert earlier != (REPO / "migrations" / name).read_bytes()
+    with empty_database(dsn) as scratch:
+        migrate(scratch, tree)
+        assert migrate(scratch) == []
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            # 0024 made 0022's first function the same as the new one's
+            body = conn.execute("select prosrc from pg_proc"
+                                " where oid = 'actae._tool_policies_valid'::regproc").fetchone()
+        assert body is not None and "_limit" not in body[0]
+
+
+def test_a_database_of_a_newer_actae_is_refused_by_name(dsn: str) -> None:
+    with fresh_database(dsn) as scratch:
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            conn.execute("insert into actae.schema_migrations (version, name, checksum)"
+                         " values (9999, '9999_from_the_future', 'x')")
+        with pytest.raises(MigrationError, match="migrated by a newer Actae.*9999_from_the"):
+            migrate(scratch)
+
+
+def test_tables_without_a_history_are_refused_by_name(dsn: str) -> None:
+    with fresh_database(dsn) as scratch:
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            conn.execute("drop table actae.schema_migrations cascade")
+        with pytest.raises(MigrationError, match="no actae.schema_migrations"):
+            migrate(scratch)
+
+
+def test_migrate_puts_actae_roles_privileges_back(dsn: str) -> None:
+    with fresh_database(dsn) as scratch:
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            shipped = conn.execute(PRIVILEGES).fetchall()
+            conn.execute("""
+                grant execute on function actae.purge(interval, integer) to actae_auditor;
+                grant execute on function actae._limit(text) to actae_agent;
+                revoke execute on function actae.get_run(text) from actae_auditor;
+                grant select on actae.executions to actae_agent;
+                grant select on actae.executions to actae_auditor;
+                revoke select (status) on actae.runs from actae_auditor;
+                grant update (result) on actae.runs to actae_auditor;
+                revoke select on actae.events from actae_auditor;
+                grant select on actae.topic_secret to actae_operator;
+            """)
+            assert conn.execute(PRIVILEGES).fetchall() != shipped
+        migrate(scratch)
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            assert conn.execute(PRIVILEGES).fetchall() == shipped
+            # and a migrate with nothing to put back changes nothing
+            acl = "select array_agg(relacl::text order by oid) from pg_class" \
+                  " where relnamespace = 'actae'::regnamespace"
+            before = conn.execute(acl).fetchone()
+            xmin = "select array_agg(xmin::text order by oid) from pg_class" \
+                   " where relnamespace = 'actae'::regnamespace"
+            rows_before = conn.execute(xmin).fetchone()
+        migrate(scratch)
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            assert conn.execute(acl).fetchone() == before
+            assert conn.execute(xmin).fetchone() == rows_before
