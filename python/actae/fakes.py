@@ -31,8 +31,10 @@ examples is this count of the prompt (tokens in) plus this count of the completi
 out), so anyone can recompute it from the stored text.
 
 Completion: a pure function of (prompt, max_tokens). A PRNG seeded with sha256(prompt) draws
-sentences of 6..12 words from the prompt's own words (longer than three letters), until
-max_tokens would be exceeded. Same prompt, same text, same token counts, on every machine.
+sentences of 6..12 words from the prompt's own words (runs of four or more ASCII letters,
+lower-cased; "nothing" when there is none), until the next sentence drawn would exceed
+max_tokens (it is not kept, so a small max_tokens can give an empty text). Same prompt,
+same text, same token counts, on every machine.
 
 ``FakeModel`` counts what it actually processed (calls, tokens in, tokens out), so a run's
 token bill is measured, never estimated: a step whose completion is replayed from Actae's
@@ -62,8 +64,6 @@ create table if not exists fake_provider.effects (
     payload jsonb not null,
     created_at timestamptz not null default clock_timestamp()
 );
-create unique index if not exists effects_dedup_idx
-    on fake_provider.effects (provider, idempotency_key) where provider = 'keyed';
 create table if not exists fake_provider.requests (
     request_id bigserial primary key,
     provider text not null,
@@ -71,19 +71,38 @@ create table if not exists fake_provider.requests (
     kind text not null,
     created_at timestamptz not null default clock_timestamp()
 );
+alter table fake_provider.effects add column if not exists namespace text not null default '';
+alter table fake_provider.requests add column if not exists namespace text not null default '';
+drop index if exists fake_provider.effects_dedup_idx;
+create unique index if not exists effects_dedup_ns_idx
+    on fake_provider.effects (provider, namespace, idempotency_key) where provider = 'keyed';
+"""
+
+# True when SCHEMA's last layout is there already (it then needs no privilege to create):
+# both namespace columns, and not the earlier unique index, which ignored namespaces.
+_SCHEMA_READY = """
+select count(*) = 2 and pg_catalog.to_regclass('fake_provider.effects_dedup_idx') is null
+from pg_catalog.pg_attribute
+where attname = 'namespace' and attrelid in (
+    pg_catalog.to_regclass('fake_provider.effects'),
+    pg_catalog.to_regclass('fake_provider.requests'))
 """
 
 
 class FakeProvider:
     """Charges and receipts recorded in PostgreSQL. ``idempotent`` selects whether the
     provider deduplicates on the idempotency key (provider name ``keyed``) or not
-    (``unkeyed``); ``namespace`` separates independent runs in one database."""
+    (``unkeyed``); ``namespace`` separates independent runs in one database: it is stored
+    in its own column, and keys and namespaces are compared exactly (no pattern)."""
 
     def __init__(self, dsn: str, *, idempotent: bool = True, namespace: str = "") -> None:
         self.dsn = dsn
         self.idempotent = idempotent
         self.namespace = namespace
         with psycopg.connect(dsn, autocommit=True) as conn:
+            ready = conn.execute(_SCHEMA_READY).fetchone()
+            if ready and ready[0]:
+                return
             conn.execute("select pg_advisory_lock(4242)")
             try:
                 conn.execute(SCHEMA)
@@ -94,34 +113,32 @@ class FakeProvider:
     def provider(self) -> str:
         return "keyed" if self.idempotent else "unkeyed"
 
-    def _key(self, idempotency_key: str) -> str:
-        return f"{self.namespace}{idempotency_key}"
-
     def charge(self, idempotency_key: str, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        """Perform the effect (once per key when idempotent) and return the provider's record."""
-        key = self._key(idempotency_key)
+        """Perform the effect (once per key when idempotent) and return the provider's record:
+        for a key it has seen, the first charge's (its effect_id and kind)."""
         with psycopg.Connection[DictRow].connect(self.dsn, autocommit=True,
                                                  row_factory=dict_row) as conn:
             conn.execute(
-                "insert into fake_provider.requests (provider, idempotency_key, kind)"
-                " values (%s, %s, %s)", (self.provider, key, kind),
+                "insert into fake_provider.requests (provider, namespace, idempotency_key, kind)"
+                " values (%s, %s, %s, %s)", (self.provider, self.namespace, idempotency_key, kind),
             )
             row = conn.execute(
-                "insert into fake_provider.effects (provider, idempotency_key, kind, payload)"
-                " values (%s, %s, %s, %s) on conflict do nothing returning effect_id",
-                (self.provider, key, kind, Jsonb(payload)),
+                "insert into fake_provider.effects"
+                " (provider, namespace, idempotency_key, kind, payload)"
+                " values (%s, %s, %s, %s, %s) on conflict do nothing returning effect_id, kind",
+                (self.provider, self.namespace, idempotency_key, kind, Jsonb(payload)),
             ).fetchone()
             if row is None:
-                row = self._first(conn, key)
+                row = self._first(conn, idempotency_key)
         assert row is not None
-        return {"effect_id": row["effect_id"], "idempotency_key": idempotency_key, "kind": kind}
+        return {"effect_id": row["effect_id"], "idempotency_key": idempotency_key,
+                "kind": row["kind"]}
 
     def find(self, idempotency_key: str) -> dict[str, Any] | None:
         """The first effect recorded under this key, or None: reconcile by query."""
-        key = self._key(idempotency_key)
         with psycopg.Connection[DictRow].connect(self.dsn, autocommit=True,
                                                  row_factory=dict_row) as conn:
-            row = self._first(conn, key)
+            row = self._first(conn, idempotency_key)
         if row is None:
             return None
         return {"effect_id": row["effect_id"], "idempotency_key": idempotency_key,
@@ -129,9 +146,9 @@ class FakeProvider:
 
     def _first(self, conn: psycopg.Connection[Any], key: str) -> dict[str, Any] | None:
         return conn.execute(
-            "select effect_id, kind from fake_provider.effects"
-            " where provider = %s and idempotency_key = %s order by effect_id limit 1",
-            (self.provider, key),
+            "select effect_id, kind from fake_provider.effects where provider = %s"
+            " and namespace = %s and idempotency_key = %s order by effect_id limit 1",
+            (self.provider, self.namespace, key),
         ).fetchone()
 
     def effects(self, idempotency_key: str | None = None) -> int:
@@ -143,12 +160,11 @@ class FakeProvider:
         return self._count("requests", idempotency_key)
 
     def _count(self, table: Literal["effects", "requests"], idempotency_key: str | None) -> int:
-        pattern = self._key(idempotency_key) if idempotency_key else f"{self.namespace}%"
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             row = conn.execute(
-                f"select count(*) from fake_provider.{table}"
-                " where provider = %s and idempotency_key like %s",
-                (self.provider, pattern),
+                f"select count(*) from fake_provider.{table} where provider = %s"
+                " and namespace = %s and (%s::text is null or idempotency_key = %s)",
+                (self.provider, self.namespace, idempotency_key, idempotency_key),
             ).fetchone()
         assert row is not None
         return int(row[0])
@@ -204,8 +220,8 @@ class FakeModel:
 
 
 def generate(prompt: str, max_tokens: int) -> str:
-    """The completion of prompt: deterministic, at most max_tokens tokens (at least one
-    sentence when max_tokens allows one)."""
+    """The completion of prompt: deterministic, at most max_tokens tokens (see the module
+    docstring: it ends before the first sentence drawn that does not fit)."""
     seed = int.from_bytes(hashlib.sha256(prompt.encode()).digest()[:8], "big")
     rng = random.Random(seed)
     vocabulary = sorted(set(w.lower() for w in _WORD.findall(prompt))) or ["nothing"]

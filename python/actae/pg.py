@@ -50,6 +50,7 @@ Settings: ``ACTAE_PG_BIN``, ``ACTAE_PG_PORT`` (default 54329 for the repository'
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import hashlib
 import importlib.util
@@ -481,7 +482,7 @@ def throwaway(
     once the server is gone the process is killed by the same signal (status 143, 129).
     """
     created = data_dir is None
-    with _exit_on_signals():
+    with exit_on_signals():
         base = (Path(tempfile.mkdtemp(prefix="actae-pg-", dir="/tmp")) if created
                 else Path(data_dir))
         try:
@@ -512,7 +513,7 @@ _CLEANING = [0]  # > 0 while a clean-up runs: a signal then waits for it instead
 @contextlib.contextmanager
 def _cleaning() -> Generator[None]:
     """Within the block (stopping a server, deleting its folder), a SIGTERM or SIGHUP caught
-    by ``_exit_on_signals`` does not interrupt: it is acted on when the clean-up is done."""
+    by ``exit_on_signals`` does not interrupt: it is acted on when the clean-up is done."""
     _CLEANING[0] += 1
     try:
         yield
@@ -521,12 +522,13 @@ def _cleaning() -> Generator[None]:
 
 
 @contextlib.contextmanager
-def _exit_on_signals() -> Generator[list[int]]:
+def exit_on_signals(*, later: bool = False) -> Generator[list[int]]:
     """Within the block, SIGTERM and SIGHUP raise KeyboardInterrupt (so ``finally`` clauses
     and, under pytest, fixture teardowns run, and the session stops); when the block ends the
     process is killed by that signal, as it would have been, so its exit status says so
-    (143 for SIGTERM). A second SIGTERM/SIGHUP, or one arriving during a ``_cleaning()``
-    block, interrupts nothing.
+    (143 for SIGTERM), or with ``later`` when the interpreter exits (``atexit``: pytest
+    tears its session fixtures down before it prints the failures and the summary). A second
+    SIGTERM/SIGHUP, or one arriving during a ``_cleaning()`` block, interrupts nothing.
 
     Only in the main thread (Python delivers signals there; elsewhere this does nothing), and
     only for signals still at their default action: an ignored signal (``nohup``) or a handler
@@ -553,12 +555,19 @@ def _exit_on_signals() -> Generator[list[int]]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        if received:  # only ever set for a signal whose handler was SIG_DFL (restored above)
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
-            os.kill(os.getpid(), received[0])
-            raise SystemExit(128 + received[0])  # only if the signal is blocked
+        if received and later:
+            atexit.register(_die, received[0])
+        elif received:  # only ever set for a signal whose handler was SIG_DFL (restored above)
+            _die(received[0])
+
+
+def _die(signum: int) -> None:
+    """End the process by ``signum`` (its handler is the default again), output flushed."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os.kill(os.getpid(), signum)
+    raise SystemExit(128 + signum)  # only if the signal is blocked
 
 
 @contextlib.contextmanager
@@ -612,7 +621,7 @@ def dev_main(data_dir: Path | None, port: int | None) -> int:
     # migrates, prints, or waits) stops it again: nothing is left running. The stop runs
     # before the signal handlers are restored and cannot be interrupted by a second SIGTERM
     # (``timeout`` sends one to us and another to our process group).
-    with _exit_on_signals():
+    with exit_on_signals():
         server: Server | None = None
         try:
             try:
@@ -737,7 +746,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _run_command(command, server.create_database(DATABASE, fresh=fresh), [])
     # A server started for CMD is stopped afterwards, also on SIGTERM/SIGHUP (as throwaway()
     # does: passed on to CMD, the server stopped, then this process killed by the signal).
-    with _exit_on_signals() as received:
+    with exit_on_signals() as received:
         try:
             server.start()
             return _run_command(command, server.create_database(DATABASE, fresh=fresh),
@@ -755,7 +764,7 @@ def _shell_status(returncode: int) -> int:
 
 def _run_command(command: list[str], dsn: str, received: list[int]) -> int:
     """Run ``command`` on ``dsn`` (prepared first); its exit status, 130 when interrupted.
-    ``received``: where ``_exit_on_signals`` puts a SIGTERM/SIGHUP, passed on to the command."""
+    ``received``: where ``exit_on_signals`` puts a SIGTERM/SIGHUP, passed on to the command."""
     prepare(dsn, extensions=True)
     env = {**os.environ, **libpq_env(dsn), "ACTAE_WITH_DB": "1"}
     child = subprocess.Popen(command, env=env)

@@ -17,7 +17,7 @@ Installed with actae and loaded by pytest automatically (entry point ``pytest11`
 Example::
 
     def test_refund_runs_once(actae_client):
-        claim = actae_client.claim_execution("refund-42", "refund", {"order": 42})
+        claim = actae_client.claim_execution("run-42", "refund-42", "refund", {"order": 42})
         assert claim.owned
 """
 
@@ -30,11 +30,11 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from actae.client import SyncActaeClient
 from actae.migrate import migrate
-from actae.pg import throwaway
+from actae.pg import exit_on_signals, throwaway
 
 _TEMPLATE = "actae_template"
 _MIGRATED: set[str] = set()  # template DSNs migrated in this process
@@ -54,12 +54,16 @@ def actae_dsn(request: pytest.FixtureRequest) -> Iterator[str]:
     """A migrated Actae database for the session (see the module docstring)."""
     option: str | None = request.config.getoption("--actae-dsn")
     given = option or os.environ.get("ACTAE_TEST_DSN")
-    if given:
-        migrate(given)
-        yield given
-        return
-    with throwaway() as dsn:
-        yield dsn
+    # SIGTERM or SIGHUP (a CI job cancelled, `timeout`) stops the session as Ctrl-C does:
+    # teardowns drop the tests' databases and stop the throwaway server, pytest reports the
+    # failures and its summary, then the process ends by that signal (exit status 143, 129).
+    with exit_on_signals(later=True):
+        if given:
+            migrate(given)
+            yield given
+            return
+        with throwaway() as dsn:
+            yield dsn
 
 
 @pytest.fixture
@@ -93,6 +97,9 @@ def _create_from_template(
     """Create database ``name`` from the template, creating the template once per server and
     migrating it once per session (it may be left from an older run). A lock makes
     concurrent sessions wait rather than race (a template must have no other connection)."""
+    if conninfo_to_dict(dsn).get("dbname") == _TEMPLATE:
+        raise RuntimeError(f"--actae-dsn names database {_TEMPLATE}, the template"
+                           " actae_fresh_dsn copies: give the session another database")
     template_dsn = make_conninfo(dsn, dbname=_TEMPLATE)
     admin.execute("select pg_advisory_lock(hashtext('actae.testing template'))")
     try:

@@ -149,12 +149,13 @@ class Result:
                 and self.fork_score >= self.rerun_score - MAX_BEHIND_RERUN)
 
 
-def requests_per_key(dsn: str, keys: list[str]) -> dict[str, int]:
-    """Requests the provider received under each (namespaced) idempotency key."""
+def requests_per_key(dsn: str, namespace: str, keys: list[str]) -> dict[str, int]:
+    """Requests the provider received under each idempotency key of a namespace."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         rows = conn.execute(
             "select idempotency_key, count(*) from fake_provider.requests"
-            " where idempotency_key = any(%s) group by idempotency_key", (keys,),
+            " where namespace = %s and idempotency_key = any(%s) group by idempotency_key",
+            (namespace, keys),
         ).fetchall()
     return {key: int(n) for key, n in rows}
 
@@ -177,9 +178,8 @@ def evaluate(client: SyncActaeClient, dsn: str, scenario: Scenario, judge: Judge
     original = execute(client, provider, scenario, f"{base}-original")
     k = scenario.fork_at
     prefix_keys = [key for step, key, _ in original.ran if step <= k]
-    provider_keys = [provider.namespace + idempotency_key(original.channel_id, key)
-                     for key in prefix_keys]
-    requests_before = requests_per_key(dsn, provider_keys)
+    provider_keys = [idempotency_key(original.channel_id, key) for key in prefix_keys]
+    requests_before = requests_per_key(dsn, provider.namespace, provider_keys)
 
     receipt = client.fork_channel(original.channel_id, k, f"{base}-fork", None, tool_policies)
     fork = execute(client, provider, scenario, receipt.channel_id)
@@ -198,7 +198,7 @@ def evaluate(client: SyncActaeClient, dsn: str, scenario: Scenario, judge: Judge
         "no prefix tool re-executed": (
             all(step > k for step, _, _ in fork.ran)
             and not own_in_fork & set(prefix_keys)
-            and requests_per_key(dsn, provider_keys) == requests_before
+            and requests_per_key(dsn, provider.namespace, provider_keys) == requests_before
         ),
         "equal final state (own effects masked)": (
             mask_own_effects(fork.state) == mask_own_effects(original.state)

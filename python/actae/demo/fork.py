@@ -86,7 +86,7 @@ def requests_by_kind(dsn: str, namespace: str) -> dict[str, int]:
     with psycopg.connect(dsn, autocommit=True) as conn:
         rows = conn.execute(
             "select kind, count(*) from fake_provider.requests"
-            " where idempotency_key like %s group by kind", (namespace + "%",),
+            " where namespace = %s group by kind", (namespace,),
         ).fetchall()
     counts = {kind: 0 for kind in KINDS}
     counts.update({kind: int(n) for kind, n in rows})

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from actae import pg
@@ -77,6 +78,9 @@ PLUGIN_TESTS = """
 import time
 from pathlib import Path
 
+def test_0():
+    assert 1 == 2, "EARLY FAILURE"
+
 def test_a(actae_dsn):
     Path("a-started").write_text(actae_dsn)
     time.sleep(60)
@@ -91,8 +95,8 @@ def test_c(actae_dsn):
 
 def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: Path) -> None:
     """The plugin's session throwaway(): SIGTERM mid-test ends the session (no later test
-    runs, not recorded as a failure), the server is stopped, its folder removed, and pytest
-    dies of the signal."""
+    runs, not recorded as a failure), the server is stopped, its folder removed, pytest
+    reports the earlier failure and its summary, and then dies of the signal."""
     (tmp_path / "test_slow.py").write_text(PLUGIN_TESTS)
     env = {k: v for k, v in clean_env().items() if k != "ACTAE_TEST_DSN"}
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -115,6 +119,7 @@ def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: 
         assert proc.returncode == -signal.SIGTERM, out
         assert not (tmp_path / "b-ran").exists() and not (tmp_path / "c-ran").exists(), out
         assert "SystemExit" not in out, out
+        assert "EARLY FAILURE" in out and "1 failed" in out, out
         assert_gone(postmaster, folder)
     finally:
         if proc.poll() is None:
@@ -257,3 +262,54 @@ def test_actae_demo_crash_prints_no_runtime_warning(dsn: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "INVARIANT HOLDS" in done.stdout
     assert "RuntimeWarning" not in done.stderr, done.stderr
+
+
+FRESH_TESTS = """
+import time
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+def test_fresh(actae_fresh_dsn):
+    with psycopg.connect(actae_fresh_dsn) as conn:
+        name = conn.execute("select current_database()").fetchone()[0]
+    Path("fresh-started").write_text(name)
+    time.sleep(60)
+"""
+
+
+def test_sigterm_to_pytest_on_a_given_database_drops_the_tests_databases(
+    tmp_path: Path, dsn: str
+) -> None:
+    """With --actae-dsn, SIGTERM mid-test still runs the teardowns: the test's own database
+    is dropped, and pytest dies of the signal."""
+    (tmp_path / "test_fresh.py").write_text(FRESH_TESTS)
+    env = {k: v for k, v in clean_env().items() if k != "ACTAE_TEST_DSN"}
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "-p", "no:randomly", "--actae-dsn", dsn, "test_fresh.py"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    name = ""
+    try:
+        started = tmp_path / "fresh-started"
+        deadline = time.monotonic() + 60
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), proc.communicate(timeout=30)[0] if proc.poll() is not None else ""
+        time.sleep(0.2)  # let the write finish
+        name = started.read_text()
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=60)[0]
+        assert proc.returncode == -signal.SIGTERM, out
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            left = conn.execute("select 1 from pg_database where datname = %s", (name,))
+            assert left.fetchone() is None, out
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if name:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(sql.SQL("drop database if exists {} with (force)").format(
+                    sql.Identifier(name)))

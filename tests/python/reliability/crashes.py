@@ -250,7 +250,7 @@ with ops as (
 ), books as (
     select f.idempotency_key, count(*) as effects, array_agg(f.effect_id) as effect_ids
     from fake_provider.effects as f
-    where f.provider = %(provider)s and starts_with(f.idempotency_key, %(namespace)s)
+    where f.provider = %(provider)s and f.namespace = %(namespace)s
     group by f.idempotency_key
 )
 select o.channel_id, o.key_name, e.status, e.attempt, e.result, e.fence,
@@ -262,7 +262,7 @@ select o.channel_id, o.key_name, e.status, e.attempt, e.result, e.fence,
      where ev.channel_id = o.channel_id and ev.operation_id = o.key_name) as event_cursor
 from ops as o
 left join audit_executions as e on e.channel_id = o.channel_id and e.key_name = o.key_name
-left join books as b on b.idempotency_key = %(namespace)s || o.key_name
+left join books as b on b.idempotency_key = o.key_name
 order by o.channel_id, o.step
 """
 

@@ -164,11 +164,11 @@ def audit(dsn: str, queue: str, namespace: str, channels: list[str],
     with psycopg.connect(dsn, autocommit=True) as conn:
         per_key = dict(conn.execute(
             "select idempotency_key, count(*) from fake_provider.effects"
-            " where provider = 'keyed' and idempotency_key like %s group by 1",
-            (f"{namespace}%",)).fetchall())
+            " where provider = 'keyed' and namespace = %s group by 1",
+            (namespace,)).fetchall())
         ids = {row[0] for row in conn.execute(
-            "select effect_id from fake_provider.effects where idempotency_key like %s",
-            (f"{namespace}%",)).fetchall()}
+            "select effect_id from fake_provider.effects where namespace = %s",
+            (namespace,)).fetchall()}
     figures.effects = provider.effects()
     figures.requests = provider.requests()
     figures.duplicates = sum(n - 1 for n in per_key.values())
