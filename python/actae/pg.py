@@ -513,12 +513,21 @@ _CLEANING = [0]  # > 0 while a clean-up runs: a signal then waits for it instead
 @contextlib.contextmanager
 def _cleaning() -> Generator[None]:
     """Within the block (stopping a server, deleting its folder), a SIGTERM or SIGHUP caught
-    by ``exit_on_signals`` does not interrupt: it is acted on when the clean-up is done."""
+    by ``exit_on_signals`` does not interrupt: it is acted on when the clean-up is done. Nor
+    does Ctrl-C (a second one, pressed while the first stops the server), in the main thread
+    under Python's own SIGINT handler: it would end the wait for pg_ctl and leave the server
+    stopping and its folder behind, with a traceback."""
+    ignore = (_CLEANING[0] == 0 and threading.current_thread() is threading.main_thread()
+              and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    if ignore:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     _CLEANING[0] += 1
     try:
         yield
     finally:
         _CLEANING[0] -= 1
+        if ignore:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @contextlib.contextmanager

@@ -135,6 +135,33 @@ def test_second_sigterm_to_the_group_during_the_stop_is_ignored(folder: Path) ->
             proc.wait()
 
 
+def test_second_ctrl_c_during_the_stop_is_ignored(folder: Path) -> None:
+    """Ctrl-C, then Ctrl-C again to the whole group once actae dev runs pg_ctl to stop its
+    server: the stop finishes, actae dev exits 0, no traceback."""
+    proc = dev(folder, pg.free_port())
+    try:
+        wait_for_dsn(proc)
+        data = pg.Server(folder).data
+        postmaster = postmaster_of(folder)
+        before = children(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any("pg_ctl" in command_line(c) for c in children(proc.pid) - before):
+                break
+        assert proc.poll() is None, "actae dev exited before it stopped its server"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err, err
+        assert not (data / "postmaster.pid").exists()
+        assert_stopped(folder, postmaster)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def test_sighup_stops_the_dev_server(folder: Path) -> None:
     """A closed terminal (SIGHUP) stops the server too; actae dev then dies of SIGHUP."""
     proc = dev(folder, pg.free_port())
