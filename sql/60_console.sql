@@ -1247,9 +1247,11 @@ $$;
 -- append is missed), but it never creates a channel: the only thing it writes is the
 -- notification registration (channels.watched_until), never the ledger.
 -- A caller in a tenant follows only its tenant's channels; a caller in none (a global
--- auditor) any channel (actae._may_read).
+-- auditor) any channel (actae._may_read). A caller that is not a global reader (an agent)
+-- is under its tenant's watch cap, as with watch_channel (renewals always pass); a global
+-- auditor or operator is not (docs/hardening.md).
 -- Raises: AC400 bad channel_id or seconds not 1..86400, AC404 unknown channel (or one the
--- caller may not read).
+-- caller may not read), AC429 an agent's new registration past the watch cap.
 create or replace function actae.follow_channel(
     p_channel_id text,
     p_seconds integer default 60
@@ -1267,10 +1269,13 @@ begin
     perform actae._require(p_seconds is null, 'seconds');
     perform actae._check_range(p_seconds, 'seconds', 1);
     v_channel := actae._channel(p_channel_id);
-    -- The registration as watch_channel writes it (the UPDATE takes the channel row lock
-    -- every append holds), without watch_channel's owner-only check.
     -- The clock read into a local first (Citus: no volatile function inside an UPDATE).
     v_now := actae._now();
+    if not actae._global_reader() then
+        perform actae._check_watch_cap(v_channel, v_now);
+    end if;
+    -- The registration as watch_channel writes it (the UPDATE takes the channel row lock
+    -- every append holds), without watch_channel's owner-only check.
     update actae.channels as c set
         watched_until = greatest(c.watched_until,
             v_now + make_interval(secs => p_seconds))

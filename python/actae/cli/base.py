@@ -116,6 +116,9 @@ at_least_zero = count(0)
 MAX_ROWS = 100000
 #: the console reads' own limits (timeline, fork_tree, diff_states; list_channels: 1000)
 MAX_CONSOLE_ROWS = 10000
+#: the largest bigint (cursors, quotas), and the largest after_clock actae.timeline takes
+MAX_BIGINT = 2**63 - 1
+MAX_AFTER_CLOCK = MAX_BIGINT - 1
 
 
 @contextmanager

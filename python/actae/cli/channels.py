@@ -7,6 +7,7 @@ from typing import Any
 
 from actae.cli.base import (
     EXECUTION_HEADERS,
+    MAX_BIGINT,
     MAX_ROWS,
     Command,
     CommandError,
@@ -155,7 +156,8 @@ def _add_fork(sub: Subparsers) -> None:
     p = sub.add_parser("fork", parents=[common_options()],
                        help="new channel inheriting SOURCE's events 1..N and their results")
     p.add_argument("source", metavar="SOURCE")
-    p.add_argument("--at", type=int, required=True, metavar="N", help="last inherited cursor")
+    p.add_argument("--at", type=count(0, MAX_BIGINT), required=True, metavar="N",
+                   help="last inherited cursor")
     p.add_argument("--new-id", help="id of the new channel (default: fork-<uuid>)")
     p.add_argument("--operation-id", help="idempotency key of the fork in SOURCE")
     p.add_argument("--policy", action="append", metavar="TOOL=POLICY",

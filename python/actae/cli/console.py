@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from actae.cli.base import (
+    MAX_AFTER_CLOCK,
     MAX_CONSOLE_ROWS,
     CommandError,
     Subparsers,
@@ -103,7 +104,7 @@ def _run_timeline(args: argparse.Namespace) -> int:
         after = args.after
         first = True
         while True:
-            rows = client.timeline(args.channel_id, after, min(args.limit, 1000))
+            rows = client.timeline(args.channel_id, after, args.limit)
             _print_timeline(rows, args.json, first)
             first = False
             if not rows or not args.all:
@@ -114,13 +115,11 @@ def _run_timeline(args: argparse.Namespace) -> int:
 async def _follow(dsn: str, args: argparse.Namespace) -> int:
     from actae.console.live import follow_timeline
 
-    seen: set[str] = set()
     first = True
     async with ActaeClient(dsn, max_size=1) as client:
-        async for batch in follow_timeline(client, args.channel_id, args.after):
-            fresh = [r for r in batch if r.key not in seen]
-            seen.update(r.key for r in fresh)
-            _print_timeline(fresh, args.json, first)
+        async for batch in follow_timeline(client, args.channel_id, args.after,
+                                           max_rows=args.limit):
+            _print_timeline(batch, args.json, first)  # no row comes twice
             first = False
     return 0
 
@@ -128,9 +127,11 @@ async def _follow(dsn: str, args: argparse.Namespace) -> int:
 def _add_timeline(sub: Subparsers) -> None:
     p = sub.add_parser("timeline", help="a channel's events and tool calls in clock order")
     p.add_argument("channel_id")
-    p.add_argument("--after", type=int, default=None, help="only rows after this clock")
+    p.add_argument("--after", type=count(0, MAX_AFTER_CLOCK), default=None, metavar="CLOCK",
+                   help="only rows after this clock")
     p.add_argument("--limit", type=count(1, MAX_CONSOLE_ROWS), default=200, metavar="N",
-                   help=f"rows per page (1 to {MAX_CONSOLE_ROWS}, default 200)")
+                   help=f"rows per page, or per batch with --follow (1 to {MAX_CONSOLE_ROWS},"
+                   " default 200)")
     p.add_argument("--all", action="store_true", help="every page, not just the first")
     p.add_argument("--follow", action="store_true",
                    help="keep printing new rows as events are recorded (LISTEN/NOTIFY)")
@@ -249,7 +250,7 @@ def _run_console(args: argparse.Namespace) -> int:
 def _add_console(sub: Subparsers) -> None:
     p = sub.add_parser("console", help="serve the read-only web console")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8480, help="port (default 8480)")
+    p.add_argument("--port", type=count(1, 65535), default=8480, help="port (default 8480)")
     p.add_argument("--log-level", default="warning", help="uvicorn log level")
     p.add_argument("--allow-writer", action="store_true",
                    help="start even if the role can write (throwaway databases only)")

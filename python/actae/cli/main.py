@@ -10,6 +10,7 @@ ends the command quietly with status 141, as a process killed by SIGPIPE would.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -62,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
     args = build_parser().parse_args(arguments)
+    # The pool logs a connection it drops (say, the server ended it) as a warning, which with
+    # no logging set up Python prints before the command's own one-line error; a command
+    # that sets logging up (actae worker) still gets it through its handlers.
+    logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
     try:
         status = int(args.handler(args))
         sys.stdout.flush()

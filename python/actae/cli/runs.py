@@ -247,7 +247,8 @@ def _add_run(sub: Subparsers) -> None:
                        help="start no earlier than this ISO 8601 time; without an offset "
                             "(2030-01-01T09:00) it is local time (TZ), with one "
                             "(2030-01-01T09:00+01:00, ...Z) that offset")
-    start.add_argument("--max-attempts", type=int, default=5)
+    start.add_argument("--max-attempts", type=count(1, 1000), default=5, metavar="N",
+                       help="attempts before the run fails (1 to 1000, default 5)")
     start.set_defaults(handler=_run_start)
     show = verbs.add_parser("show", help="one run in detail")
     _options(show)

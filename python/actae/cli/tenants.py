@@ -12,9 +12,11 @@ import psycopg
 from actae import tenants
 from actae.cli.base import (
     CONNECT_SECONDS,
+    MAX_BIGINT,
     Command,
     Subparsers,
     common_options,
+    count,
     dsn_from,
     table,
     to_json,
@@ -123,7 +125,8 @@ def _add_tenant(sub: Subparsers) -> None:
     for flag, what in (("--max-channels", "channels the tenant may own"),
                        ("--max-bytes", "stored bytes, against the last measure_usage"),
                        ("--max-events-per-channel", "events in one channel")):
-        quota.add_argument(flag, type=int, metavar="N", help=f"at most N {what} (0 forbids)")
+        quota.add_argument(flag, type=count(0, MAX_BIGINT), metavar="N",
+                           help=f"at most N {what} (0 forbids)")
     quota.add_argument("--remove", action="store_true", help="remove every quota of TENANT")
     quota.set_defaults(handler=_quota)
     quotas = actions.add_parser("quotas", parents=[common_options()],

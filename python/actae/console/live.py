@@ -1,16 +1,27 @@
-"""Follow a channel's timeline as it grows: LISTEN/NOTIFY, never a polling loop.
+"""Follow a channel's timeline as it grows: LISTEN/NOTIFY, not a polling loop.
 
 The reader LISTENs on the channel's topic, registers with follow_channel (renewed before it
-lapses), then reads the timeline; after that it reads again only when an append is
-announced. Appends announce themselves while the channel is followed (sql/60_console.sql),
-so a new event arrives without any table being polled. Tool-execution points do not notify
-on their own: they show up with the next event.
+lapses), then reads the timeline; after that it reads again when an append is announced, after
+each renewal (every third of the registration), and SETTLE_SECONDS / 2 to SETTLE_SECONDS after
+a read that moved past a clock. Appends announce themselves while the channel is followed
+(sql/60_console.sql), so a new event arrives without any table being polled; the read after a
+renewal catches an append that could not announce itself (a registration that lapsed while
+the process was suspended, a server whose notification queue is more than half full).
+
+Tool-execution points do not notify on their own: they show up with the next read. A claim,
+failure or cancellation has no clock of its own: the timeline places it at the clock of the
+last event recorded before it began, so when it commits after a later event was read it
+belongs behind rows already yielded. The settling read goes back to where the reader stood
+before that later event, and yields such a point late (after rows of higher clocks) when it
+committed within SETTLE_SECONDS / 2 of it; one committing later than that (a claim inside a
+caller's long transaction) is only in a fresh read of the timeline.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 
 from psycopg import sql
@@ -22,6 +33,8 @@ from actae.console.models import TimelineEntry
 PAGE_ROWS = 500
 #: the most rows one actae.timeline read may ask for
 MAX_READ = 10_000
+#: how long after a read the rows it moved past are read again (see the module docstring)
+SETTLE_SECONDS = 5.0
 
 
 async def follow_timeline(
@@ -31,58 +44,94 @@ async def follow_timeline(
     *,
     register_seconds: int = 60,
     max_rows: int = PAGE_ROWS,
+    settle_seconds: float = SETTLE_SECONDS,
 ) -> AsyncIterator[list[TimelineEntry]]:
     """Yield batches of timeline rows after after_clock: what is there now, then what each
-    announced append brings. Each batch holds at most max_rows new rows (more only when one
-    clock alone has more points, as actae.timeline returns a clock whole); a backlog larger
-    than that comes as several batches, one after the other. No row comes twice and none is
-    skipped: the last clock read is read again each time (an execution point may join it
-    later, without announcing itself) and the rows already yielded at it are dropped
-    (TimelineEntry.key). Holds one pooled connection while iterating."""
+    read brings (see the module docstring). Each batch holds at most max_rows new rows (more
+    only when one clock alone has more points, as actae.timeline returns a clock whole); a
+    backlog larger than that comes as several batches, one after the other. No row comes
+    twice (TimelineEntry.key): each read goes back over the last clock yielded (a settling
+    read further) and drops the rows already yielded there. When the channel is purged and
+    created again under its id (a new topic), the reader listens to the new channel and
+    follows it from its start. Holds one pooled connection while iterating."""
     async with client.pool.connection() as conn:
         if not conn.autocommit:
             await conn.set_autocommit(True)
+
+        async def listen(topic: str) -> None:
+            await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
+
+        async def register() -> str:
+            return await client.run(
+                calls.follow_channel(channel_id, register_seconds, conn=conn))
+
+        async def read(floor: int | None) -> tuple[list[TimelineEntry], int | None]:
+            """Rows not yielded yet from clock floor on (after after_clock when None), at
+            least max_rows of them when there are, past rows already yielded; and the clock
+            the read stopped at when rows may be left after it (None: it read to the end)."""
+            cursor = after_clock if floor is None else (floor - 1 if floor > 0 else None)
+            fresh: list[TimelineEntry] = []
+            while True:
+                known = sum(1 for c in seen.values() if cursor is None or c > cursor)
+                limit = min(max_rows + known, MAX_READ)
+                page = await client.run(calls.timeline(channel_id, cursor, limit, conn=conn))
+                fresh += [r for r in page if r.key not in seen]
+                if len(page) < limit:
+                    return fresh, None
+                cursor = max(r.clock for r in page)  # a page holds its last clock whole
+                if len(fresh) >= max_rows:
+                    return fresh, cursor
+
         try:
             topic = await client.run(calls.channel_topic(channel_id, conn=conn))
-            await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
-            await client.run(calls.follow_channel(channel_id, register_seconds, conn=conn))
+            await listen(topic)
+            await register()
             renew_at = time.monotonic() + register_seconds / 3
-            last_clock: int | None = None  # the last clock yielded
-            seen: set[str] = set()  # the keys yielded at last_clock
+            last_clock: int | None = None  # the highest clock yielded
+            seen: dict[str, int] = {}  # keys yielded at clocks a read may go back over
+            settles: deque[tuple[float, int | None]] = deque()  # (due, floor) of reads to come
             while True:
-                if time.monotonic() >= renew_at:  # a long backlog keeps the channel followed
-                    await client.run(
-                        calls.follow_channel(channel_id, register_seconds, conn=conn))
-                    renew_at = time.monotonic() + register_seconds / 3
-                if last_clock is None:
-                    page = await client.run(
-                        calls.timeline(channel_id, after_clock, max_rows, conn=conn))
-                else:
-                    # last_clock again, whole, with room for max_rows rows past what it held
-                    limit = min(max_rows + len(seen), MAX_READ)
-                    page = await client.run(calls.timeline(
-                        channel_id, last_clock - 1 if last_clock > 0 else None, limit,
-                        conn=conn))
-                    if len(page) >= limit and all(r.key in seen for r in page):
-                        # last_clock alone fills the largest read: go on past it
-                        page = await client.run(
-                            calls.timeline(channel_id, last_clock, max_rows, conn=conn))
-                fresh = [r for r in page if r.key not in seen]
+                now = time.monotonic()
+                if now >= renew_at:
+                    registered = await register()
+                    renew_at = now + register_seconds / 3
+                    if registered != topic:  # purged, then created again: a new channel
+                        await listen(registered)
+                        await conn.execute(sql.SQL("unlisten {}").format(sql.Identifier(topic)))
+                        # from its start; rows of it already read stay in seen (an event's
+                        # key holds its time, so the old channel's do not hide the new's)
+                        topic, after_clock, last_clock = registered, None, None
+                        settles.clear()
+                floor = last_clock
+                while settles and settles[0][0] <= now:
+                    due_floor = settles.popleft()[1]
+                    floor = due_floor if due_floor is None or floor is None else min(
+                        floor, due_floor)
+                fresh, stopped = await read(floor)
+                if stopped is not None and last_clock is not None and stopped < last_clock:
+                    settles.appendleft((now, stopped + 1))  # the rest of a settling read
                 if fresh:
-                    # a page never splits a clock, so it holds its last clock whole
-                    last_clock = max(r.clock for r in page)
-                    seen = {r.key for r in page if r.clock == last_clock}
+                    before = last_clock
+                    top = max(r.clock for r in fresh)
+                    if before is None or top > before:
+                        last_clock = top
+                        # a read moved past clocks: read them again once they settle (at
+                        # most one pending read a half-settle, which reads from the lowest)
+                        if not settles or settles[-1][0] <= now + settle_seconds / 2:
+                            settles.append((now + settle_seconds, before))
+                    seen.update((r.key, r.clock) for r in fresh)
+                    # forget the keys no read will go back over
+                    floors = [last_clock, *(f for _, f in settles)]
+                    keep = min(f for f in floors if f is not None) if None not in floors else -1
+                    for key in [k for k, c in seen.items() if c < keep]:
+                        del seen[key]
                     yield fresh
                     continue  # read again at once: a page can end short of max_rows
-                announced = False
-                while not announced:
-                    wait = max(0.1, renew_at - time.monotonic())
-                    async for _ in conn.notifies(timeout=wait, stop_after=1):
-                        announced = True
-                    if time.monotonic() >= renew_at:
-                        await client.run(
-                            calls.follow_channel(channel_id, register_seconds, conn=conn))
-                        renew_at = time.monotonic() + register_seconds / 3
+                # Wait for an announced append, the next renewal or the next settling read.
+                wake = min(renew_at, settles[0][0]) if settles else renew_at
+                async for _ in conn.notifies(timeout=max(0.05, wake - time.monotonic()),
+                                             stop_after=1):
+                    pass
         finally:
             with contextlib.suppress(Exception):
                 await conn.execute("unlisten *")

@@ -64,9 +64,11 @@ class TimelineEntry(_Row):
 
     @property
     def key(self) -> str:
-        """A stable id for this row (the same row read twice has the same key)."""
+        """A stable id for this row (the same row read twice has the same key; an event's
+        holds its time too, so the channel created again under a purged one's id has
+        other keys)."""
         if self.kind == "event":
-            return f"ev-{self.cursor}"
+            return f"ev-{self.cursor}-{round(self.at.timestamp() * 1_000_000)}"
         return f"x-{self.execution_id}-{self.kind}-{self.attempt}"
 
 

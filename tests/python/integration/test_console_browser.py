@@ -158,12 +158,12 @@ def test_a_live_event_appears_without_reload(
     with SyncActaeClient(dsn, max_size=1) as client:
         head = client.get_channel(story.root).head_cursor
         client.record_event(story.root, "customer_replied", {"text": "thanks!"})
-    browser.wait_for(f"document.getElementById('ev-{head + 1}') !== null")
+    browser.wait_for(f"document.querySelector('[id^=ev-{head + 1}-]') !== null")
     assert browser.js("window.__same_page") is True, "the page was not reloaded"
-    assert browser.js(f"document.getElementById('ev-{head + 1}').innerText").count(
+    assert browser.js(f"document.querySelector('[id^=ev-{head + 1}-]').innerText").count(
         "customer_replied") == 1
     assert browser.js("document.querySelectorAll('#timeline-rows tr').length") > rows_before
-    assert browser.js(f"document.getElementById('ev-{head + 1}').classList.contains('fresh')")
+    assert browser.js(f"document.querySelector('[id^=ev-{head + 1}-]').classList.contains('fresh')")
     browser.screenshot(shots / "live.png")
 
 

@@ -84,3 +84,63 @@ def test_timeline_follow_prints_new_events(dsn: str, story: Story) -> None:
     finally:
         follower.terminate()
         follower.wait(10)
+
+
+def test_timeline_limit_above_1000_is_one_page(
+    dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    channel = f"cli-big-{uuid.uuid4().hex[:8]}"
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select count(actae.record_event(%s, 'e', jsonb_build_object('i', i)))"
+                     " from generate_series(1, 1200) as i", (channel,))
+    assert main(["timeline", channel, "--dsn", dsn, "--json", "--limit", "1500"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1200
+
+
+@pytest.mark.parametrize("argv", [
+    ["console", "--port", "99999"],
+    ["fork", "src", "--at", "99999999999999999999"],
+    ["run", "start", "r", "--max-attempts", "99999999999"],
+    ["tenant", "quota", "t", "--max-channels", "99999999999999999999"],
+    ["timeline", "c", "--after", "9223372036854775807"],
+])
+def test_numbers_out_of_range_are_argparse_errors(argv: list[str], dsn: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "actae", *argv, "--dsn", dsn],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "must be" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_follow_whose_connection_is_ended_prints_one_line(dsn: str) -> None:
+    import psycopg
+
+    channel = f"cli-end-{uuid.uuid4().hex[:8]}"
+    with SyncActaeClient(dsn, max_size=1) as client:
+        client.record_event(channel, "e", {})
+    env = {k: v for k, v in os.environ.items() if k != "ACTAE_DSN"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "actae", "timeline", channel, "--follow", "--dsn",
+         f"{dsn} application_name=follow-{channel}", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.readline())["event_type"] == "e"
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                ended = admin.execute(
+                    "select pg_terminate_backend(pid) from pg_stat_activity"
+                    " where application_name = %s", (f"follow-{channel}",)).fetchall()
+                if ended:
+                    break
+                time.sleep(0.1)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 1, err
+        assert len(err.strip().splitlines()) == 1, err
+        assert err.startswith("actae timeline:"), err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

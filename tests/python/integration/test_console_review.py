@@ -42,7 +42,9 @@ def console(reader: str) -> Iterator[str]:
 
 
 def _rows(body: str) -> list[str]:
-    return re.findall(r'<tr id="([^"]+)"', body)
+    """The rows' ids, an event's as ev-<cursor> (without the time its id also holds)."""
+    return [re.sub(r"^(ev-\d+)-\d+$", r"\1", row)
+            for row in re.findall(r'<tr id="([^"]+)"', body)]
 
 
 # 1. A number Python cannot read as an int (jsonb prints 1e5000 as 5001 digits).

@@ -104,7 +104,7 @@ def test_timeline_pages_are_bounded_and_cover_everything(
     while url:
         status, body = get(url)
         assert status == 200
-        rows = re.findall(r'<tr id="(ev-\d+)"', body)
+        rows = re.findall(r'<tr id="(ev-\d+)-\d+"', body)  # ev-<cursor>-<time>
         assert 0 < len(rows) <= TIMELINE_ROWS
         seen.extend(rows)
         pages += 1
