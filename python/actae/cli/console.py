@@ -27,21 +27,8 @@ from actae.cli.base import (
 from actae.client import ActaeClient, SyncActaeClient
 from actae.console.jsontext import json_text
 from actae.console.models import StateDiff, TimelineEntry
-from actae.errors import ActaeError
 
 INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
-
-
-def _reported(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Ledger errors (unknown channel, bad argument) become one line on stderr, status 1."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except ActaeError as exc:
-            raise CommandError(str(exc)) from exc
-
-    return run
 
 
 def _dsn_option(p: argparse.ArgumentParser) -> None:
@@ -138,7 +125,7 @@ def _add_timeline(sub: Subparsers) -> None:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="one JSON object per line")
     _dsn_option(p)
-    p.set_defaults(handler=_reported(_run_timeline))
+    p.set_defaults(handler=_run_timeline)
 
 
 def _run_forks(args: argparse.Namespace) -> int:
@@ -173,7 +160,7 @@ def _add_forks(sub: Subparsers) -> None:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print JSON instead of text")
     _dsn_option(p)
-    p.set_defaults(handler=_reported(_run_forks))
+    p.set_defaults(handler=_run_forks)
 
 
 def _print_diff(d: StateDiff) -> None:
@@ -217,7 +204,7 @@ def _add_diff(sub: Subparsers) -> None:
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                    help="print JSON instead of text")
     _dsn_option(p)
-    p.set_defaults(handler=_reported(_run_diff))
+    p.set_defaults(handler=_run_diff)
 
 
 def _run_console(args: argparse.Namespace) -> int:
@@ -258,7 +245,7 @@ def _add_console(sub: Subparsers) -> None:
                    help="also answer requests for this Host name (e.g. a reverse proxy's);"
                    " repeatable. The bound host, 127.0.0.1, localhost and [::1] always are")
     _dsn_option(p)
-    p.set_defaults(handler=_reported(_run_console))
+    p.set_defaults(handler=_run_console)
 
 
 COMMANDS: list[Callable[[Subparsers], None]] = [_add_console, _add_timeline, _add_forks, _add_diff]

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import inspect
 import json
@@ -36,7 +35,6 @@ from actae.cli.base import (
     to_json,
 )
 from actae.client import SyncActaeClient
-from actae.errors import ActaeError
 from actae.runs import RunRecord
 from actae.worker import Worker
 
@@ -50,22 +48,6 @@ def _options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     if json_flag:
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                        help="print JSON instead of text")
-
-
-def _reported(handler: Callable[[argparse.Namespace], int]
-              ) -> Callable[[argparse.Namespace], int]:
-    """Actae's errors (AC409, AC404, ...) become one line on stderr and exit status 1."""
-
-    @functools.wraps(handler)
-    def command(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except ActaeError as exc:
-            # a connection failure has no SQLSTATE: no empty "(None)" suffix then
-            suffix = f" ({exc.sqlstate})" if exc.sqlstate else ""
-            raise CommandError(f"{exc}{suffix}") from exc
-
-    return command
 
 
 def _client(args: argparse.Namespace) -> SyncActaeClient:
@@ -169,7 +151,6 @@ def _add_worker(sub: Subparsers) -> None:
     p.set_defaults(handler=_worker)
 
 
-@_reported
 def _runs(args: argparse.Namespace) -> int:
     with _client(args) as client:
         found = client.list_runs(args.queue, args.status, args.agent, args.limit)
@@ -189,7 +170,6 @@ def _add_runs(sub: Subparsers) -> None:
     p.set_defaults(handler=_runs)
 
 
-@_reported
 def _run_start(args: argparse.Namespace) -> int:
     run_at = None
     if args.at:
@@ -216,14 +196,12 @@ def _run_start(args: argparse.Namespace) -> int:
     return 0
 
 
-@_reported
 def _run_show(args: argparse.Namespace) -> int:
     with _client(args) as client:
         _show(client.get_run(args.channel), args.json)
     return 0
 
 
-@_reported
 def _run_cancel(args: argparse.Namespace) -> int:
     with _client(args) as client:
         done = client.cancel_run(args.channel, args.reason)
@@ -261,7 +239,6 @@ def _add_run(sub: Subparsers) -> None:
     cancel.set_defaults(handler=_run_cancel)
 
 
-@_reported
 def _event_send(args: argparse.Namespace) -> int:
     with _client(args) as client:
         done = client.record_event(args.channel, args.event_type,

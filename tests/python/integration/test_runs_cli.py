@@ -46,7 +46,7 @@ def test_start_show_list_event_cancel(dsn: str, unique: Callable[..., str],
     assert main(["run", "cancel", channel, "--reason", "test", "--dsn", dsn]) == 0
     assert f"run {channel} cancelled: cancelled" in capsys.readouterr().out
     assert main(["run", "start", channel, "other", "--dsn", dsn]) == 1
-    assert "(AC409)" in capsys.readouterr().err
+    assert "[AC409]" in capsys.readouterr().err
     assert main(["event", "send", channel, "x", "--payload", "{bad", "--dsn", dsn]) == 2
     assert main(["runs", "--queue", queue, "--dsn", dsn]) == 0
     assert "cancelled" in capsys.readouterr().out
