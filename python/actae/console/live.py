@@ -19,6 +19,7 @@ caller's long transaction) is only in a fresh read of the timeline.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import time
 from collections import deque
@@ -29,6 +30,40 @@ from psycopg import sql
 from actae import calls
 from actae.client import ActaeClient
 from actae.console.models import TimelineEntry
+
+
+class _Seen:
+    """The keys of rows yielded, by clock, for the clocks a read may go back over: a
+    membership test, the number at clocks after a cursor and forgetting the clocks below one,
+    each without a pass over every key (a busy channel keeps thousands in a settle window)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, int] = {}
+        self._clocks: list[int] = []  # a row's clock once per key, sorted
+        self._by_clock: dict[int, list[str]] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def add(self, row: TimelineEntry) -> None:
+        if row.key not in self._keys:
+            self._keys[row.key] = row.clock
+            bisect.insort(self._clocks, row.clock)
+            self._by_clock.setdefault(row.clock, []).append(row.key)
+
+    def after(self, cursor: int | None) -> int:
+        """How many keys are at clocks after cursor (all of them for None)."""
+        if cursor is None:
+            return len(self._clocks)
+        return len(self._clocks) - bisect.bisect_right(self._clocks, cursor)
+
+    def forget_below(self, clock: int) -> None:
+        cut = bisect.bisect_left(self._clocks, clock)
+        for old in dict.fromkeys(self._clocks[:cut]):
+            for key in self._by_clock.pop(old):
+                del self._keys[key]
+        del self._clocks[:cut]
+
 
 PAGE_ROWS = 500
 #: the most rows one actae.timeline read may ask for
@@ -72,8 +107,7 @@ async def follow_timeline(
             cursor = after_clock if floor is None else (floor - 1 if floor > 0 else None)
             fresh: list[TimelineEntry] = []
             while True:
-                known = sum(1 for c in seen.values() if cursor is None or c > cursor)
-                limit = min(max_rows + known, MAX_READ)
+                limit = min(max_rows + seen.after(cursor), MAX_READ)
                 page = await client.run(calls.timeline(channel_id, cursor, limit, conn=conn))
                 fresh += [r for r in page if r.key not in seen]
                 if len(page) < limit:
@@ -88,7 +122,7 @@ async def follow_timeline(
             await register()
             renew_at = time.monotonic() + register_seconds / 3
             last_clock: int | None = None  # the highest clock yielded
-            seen: dict[str, int] = {}  # keys yielded at clocks a read may go back over
+            seen = _Seen()  # keys yielded at clocks a read may go back over
             settles: deque[tuple[float, int | None]] = deque()  # (due, floor) of reads to come
             while True:
                 now = time.monotonic()
@@ -119,19 +153,23 @@ async def follow_timeline(
                         # most one pending read a half-settle, which reads from the lowest)
                         if not settles or settles[-1][0] <= now + settle_seconds / 2:
                             settles.append((now + settle_seconds, before))
-                    seen.update((r.key, r.clock) for r in fresh)
+                    for row in fresh:
+                        seen.add(row)
                     # forget the keys no read will go back over
                     floors = [last_clock, *(f for _, f in settles)]
-                    keep = min(f for f in floors if f is not None) if None not in floors else -1
-                    for key in [k for k, c in seen.items() if c < keep]:
-                        del seen[key]
+                    if None not in floors:
+                        seen.forget_below(min(f for f in floors if f is not None))
                     yield fresh
                     continue  # read again at once: a page can end short of max_rows
                 # Wait for an announced append, the next renewal or the next settling read.
                 wake = min(renew_at, settles[0][0]) if settles else renew_at
+                announced = False
                 async for _ in conn.notifies(timeout=max(0.05, wake - time.monotonic()),
                                              stop_after=1):
-                    pass
+                    announced = True
+                if announced:  # and the announcements queued meanwhile: one read serves all
+                    async for _ in conn.notifies(timeout=0):
+                        pass
         finally:
             with contextlib.suppress(Exception):
                 await conn.execute("unlisten *")
