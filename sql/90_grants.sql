@@ -1,42 +1,63 @@
 -- Ownership and privileges of every function, table and view in schema actae, re-applied on
--- each migrate, so a migrated database's privileges for Actae's roles are exactly these
--- whatever was granted or revoked by hand since (docs/operations.md).
+-- each migrate, so a migrated database's privileges for PUBLIC and Actae's roles are exactly
+-- these whatever was granted or revoked by hand since (docs/operations.md).
 -- Functions are owned by the NOLOGIN role actae_owner (which owns the tables), so
 -- SECURITY DEFINER runs with exactly the rights of the ledger and nothing more.
 -- PUBLIC can execute nothing; actae_agent can execute the API (names without a leading
 -- underscore) except the operator functions cancel_execution, purge, cancel_run,
 -- assign_tenant, set_quota and measure_usage, which only actae_operator (a member of
 -- actae_agent and actae_auditor, migration 0002) can execute; actae_auditor can execute the
--- reads. A function on which one of the three roles holds a privilege not listed here has
--- every privilege of the three revoked first. Privileges of other roles are left as they are.
+-- reads. Tables and views owned by actae_owner (not schema_migrations, the migrating
+-- role's): PUBLIC, actae_agent and actae_operator hold nothing on them (agents call
+-- functions), and actae_auditor only reads every column of every one, except claim_token
+-- of executions and runs (migrations 0004, 0007) and all of topic_secret (0020).
+-- Every privilege is granted by actae_owner without grant option. An object whose
+-- privileges for PUBLIC and the three roles differ from these in any way has all of them
+-- revoked (with whatever was granted on from them, and as each other grantor for what it
+-- granted) and the shipped ones granted again; the other objects get no statement at all
+-- (on Citus a table's would go to every shard). Privileges of other roles are left as they
+-- are. Run by a superuser, as every migrate (it takes each other grantor's role to revoke
+-- what that role granted).
 do $grants$
 declare
-    v_function record;
+    v_object record;
+    v_grantor regrole;
     v_roles oid [] := array[
-        'actae_agent'::regrole, 'actae_auditor'::regrole, 'actae_operator'::regrole
+        0, 'actae_agent'::regrole, 'actae_auditor'::regrole, 'actae_operator'::regrole
     ]::oid [];
+    v_owner oid := 'actae_owner'::regrole;
+    v_actual jsonb;
+    v_expected jsonb;
+    v_columns text;
 begin
-    for v_function in
+    for v_object in
+        -- functions: execute for the roles in grantees
         select
-            f.signature,
-            f.operator_only,
-            f.name not like '\_%' and not f.operator_only as agent,
-            f.name in (
-                'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
-                'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs',
-                'queue_topic', 'get_execution_trace', 'langgraph_get_tuple', 'langgraph_list',
-                'list_completed', 'channel_lineage',
-                -- the console reads (sql/60_console.sql) and follow_channel, which registers
-                -- notifications for an existing channel; annotate_channel is agent-only
-                'list_channels', 'timeline', 'fork_tree', 'diff_states', 'decision_trail',
-                'follow_channel'
-            ) as auditor,
-            f.acl
+            'function ' as kind,
+            f.oid,
+            f.oid::regprocedure::text as name,
+            array_remove(array[
+                case when f.operator_only then 'actae_operator'::regrole end,
+                case when not f.operator_only and f.proname not like '\_%'
+                    then 'actae_agent'::regrole end,
+                case when f.proname in (
+                    'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',
+                    'list_events', 'get_state', 'channel_topic', 'get_run', 'list_runs',
+                    'queue_topic', 'get_execution_trace', 'langgraph_get_tuple',
+                    'langgraph_list', 'list_completed', 'channel_lineage',
+                    -- the console reads (sql/60_console.sql) and follow_channel, which
+                    -- registers notifications for an existing channel; annotate_channel is
+                    -- agent-only
+                    'list_channels', 'timeline', 'fork_tree', 'diff_states',
+                    'decision_trail', 'follow_channel'
+                ) then 'actae_auditor'::regrole end
+            ], null)::oid [] as grantees,
+            'EXECUTE' as privilege,
+            null::text [] as columns
         from (
             select
-                p.oid::regprocedure as signature,
-                p.proname as name,
-                p.proacl as acl,
+                p.oid,
+                p.proname,
                 p.proname in (
                     'cancel_execution', 'purge', 'cancel_run', 'assign_tenant', 'set_quota',
                     'measure_usage'
@@ -44,114 +65,101 @@ begin
             from pg_catalog.pg_proc as p
             where p.pronamespace = 'actae'::regnamespace
         ) as f
-    loop
-        execute pg_catalog.format('alter function %s owner to actae_owner', v_function.signature);
-        execute pg_catalog.format('revoke all on function %s from public', v_function.signature);
-        -- Operator-only: an agent must not cancel others' work or delete history.
-        if exists (
-            select from pg_catalog.aclexplode(v_function.acl) as a
-            where a.grantee = any(v_roles)
-                and not (
-                    a.privilege_type = 'EXECUTE' and case a.grantee
-                        when 'actae_agent'::regrole then v_function.agent
-                        when 'actae_auditor'::regrole then v_function.auditor
-                        else v_function.operator_only
-                    end
-                )
-        ) then
-            execute pg_catalog.format(
-                'revoke all on function %s from actae_agent, actae_auditor, actae_operator',
-                v_function.signature
-            );
-        end if;
-        if v_function.operator_only then
-            execute pg_catalog.format(
-                'grant execute on function %s to actae_operator', v_function.signature
-            );
-        elsif v_function.agent then
-            execute pg_catalog.format(
-                'grant execute on function %s to actae_agent', v_function.signature
-            );
-        end if;
-        if v_function.auditor then
-            execute pg_catalog.format(
-                'grant execute on function %s to actae_auditor', v_function.signature
-            );
-        end if;
-    end loop;
-end;
-$grants$;
-
--- Tables and views owned by actae_owner (not schema_migrations, the migrating role's):
--- actae_agent and actae_operator hold nothing on them (agents call functions), and
--- actae_auditor only reads: every column of every one, except claim_token of executions and
--- runs (migrations 0004, 0007) and all of topic_secret (0020). A relation where the three
--- hold anything else, or the auditor lacks a read, has every privilege of the three revoked
--- and the auditor's reads granted again; the others are not touched (no statement at all,
--- which on Citus would go to every shard).
-do $table_grants$
-declare
-    v_relation record;
-    v_roles oid [] := array[
-        'actae_agent'::regrole, 'actae_auditor'::regrole, 'actae_operator'::regrole
-    ]::oid [];
-begin
-    for v_relation in
+        union all
+        -- tables and views: select for the auditor, on the relation or on columns
         select
-            c.oid::regclass as name,
-            c.relname in ('executions', 'runs') as by_column,
-            c.relname <> 'topic_secret' as readable,
-            c.relacl as acl
+            '' as kind,
+            c.oid,
+            c.oid::regclass::text as name,
+            case when c.relname <> 'topic_secret' then array['actae_auditor'::regrole]::oid []
+                else '{}' end as grantees,
+            'SELECT' as privilege,
+            case when c.relname in ('executions', 'runs') then array(
+                select t.attname::text from pg_catalog.pg_attribute as t
+                where t.attrelid = c.oid and t.attnum > 0 and not t.attisdropped
+                    and t.attname <> 'claim_token'
+                order by t.attnum
+            ) end as columns
         from pg_catalog.pg_class as c
         where c.relnamespace = 'actae'::regnamespace
             and c.relkind in ('r', 'p', 'v', 'm')
             and c.relowner = 'actae_owner'::regrole
     loop
-        if exists (
-            select from pg_catalog.aclexplode(v_relation.acl) as a
-            where a.grantee = any(v_roles)
-                and (a.grantee <> 'actae_auditor'::regrole or a.privilege_type <> 'SELECT'
-                    or v_relation.by_column or not v_relation.readable)
-        ) or exists (
-            select from pg_catalog.pg_attribute as t
-            cross join lateral pg_catalog.aclexplode(t.attacl) as a
-            where t.attrelid = v_relation.name and a.grantee = any(v_roles)
-                and (a.grantee <> 'actae_auditor'::regrole or a.privilege_type <> 'SELECT'
-                    or not v_relation.by_column or t.attname = 'claim_token')
-        ) or (
-            v_relation.readable and not v_relation.by_column
-            and not pg_catalog.has_table_privilege('actae_auditor', v_relation.name, 'SELECT')
-        ) or exists (
-            select from pg_catalog.pg_attribute as t
-            where v_relation.by_column and t.attrelid = v_relation.name and t.attnum > 0
-                and not t.attisdropped and t.attname <> 'claim_token'
-                and not pg_catalog.has_column_privilege(
-                    'actae_auditor', v_relation.name, t.attnum, 'SELECT'
-                )
-        ) then
-            execute pg_catalog.format(
-                'revoke all on %s from actae_agent, actae_auditor, actae_operator',
-                v_relation.name
-            );
-            if v_relation.by_column then
+        if v_object.kind <> '' then
+            execute pg_catalog.format('alter function %s owner to actae_owner', v_object.name);
+        end if;
+        -- What PUBLIC and the three roles hold (column null: on the whole object) ...
+        select coalesce(pg_catalog.jsonb_agg(r.item order by r.item), '[]')
+        into v_actual
+        from (
+            select pg_catalog.jsonb_build_array(
+                a.column_name, x.grantee, x.grantor, x.privilege_type, x.is_grantable
+            ) as item
+            from (
+                -- a null ACL is the default one: PUBLIC may execute a function
+                select
+                    null::text as column_name,
+                    coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner)) as acl
+                from pg_catalog.pg_proc as p
+                where v_object.kind <> '' and p.oid = v_object.oid
+                union all
+                select null, coalesce(c.relacl, pg_catalog.acldefault('r', c.relowner))
+                from pg_catalog.pg_class as c
+                where v_object.kind = '' and c.oid = v_object.oid
+                union all
+                select t.attname::text, t.attacl from pg_catalog.pg_attribute as t
+                where v_object.kind = '' and t.attrelid = v_object.oid and t.attnum > 0
+            ) as a
+            cross join lateral pg_catalog.aclexplode(a.acl) as x
+            where x.grantee = any(v_roles)
+        ) as r;
+        -- ... against what they should hold.
+        select coalesce(pg_catalog.jsonb_agg(r.item order by r.item), '[]')
+        into v_expected
+        from (
+            select pg_catalog.jsonb_build_array(
+                n.column_name, g.grantee, v_owner, v_object.privilege, false
+            ) as item
+            from pg_catalog.unnest(v_object.grantees) as g (grantee)
+            cross join (
+                select null::text as column_name where v_object.columns is null
+                union all
+                select c from pg_catalog.unnest(v_object.columns) as c
+            ) as n
+        ) as r;
+        if v_actual <> v_expected then
+            -- what another grantor granted on, revoked as that grantor; then the owner's
+            for v_grantor in
+                select distinct (e ->> 2)::oid::regrole
+                from pg_catalog.jsonb_array_elements(v_actual) as e
+                where (e ->> 2)::oid <> v_owner
+            loop
+                execute pg_catalog.format('set local role %s', v_grantor);
                 execute pg_catalog.format(
-                    'grant select (%s) on %s to actae_auditor',
-                    (
-                        select pg_catalog.string_agg(
-                            pg_catalog.quote_ident(t.attname), ', ' order by t.attnum
-                        )
-                        from pg_catalog.pg_attribute as t
-                        where t.attrelid = v_relation.name and t.attnum > 0
-                            and not t.attisdropped and t.attname <> 'claim_token'
-                    ),
-                    v_relation.name
+                    'revoke all on %s%s from public, actae_agent, actae_auditor,'
+                    ' actae_operator cascade', v_object.kind, v_object.name
                 );
-            elsif v_relation.readable then
+                reset role;
+            end loop;
+            execute pg_catalog.format(
+                'revoke all on %s%s from public, actae_agent, actae_auditor, actae_operator'
+                ' cascade', v_object.kind, v_object.name
+            );
+            v_columns := (
+                select ' (' || pg_catalog.string_agg(pg_catalog.quote_ident(c), ', ') || ')'
+                from pg_catalog.unnest(v_object.columns) as c
+            );
+            if cardinality(v_object.grantees) > 0 then
                 execute pg_catalog.format(
-                    'grant select on %s to actae_auditor', v_relation.name
+                    'grant %s%s on %s%s to %s', v_object.privilege, coalesce(v_columns, ''),
+                    v_object.kind, v_object.name,
+                    (
+                        select pg_catalog.string_agg(g::regrole::text, ', ')
+                        from pg_catalog.unnest(v_object.grantees) as g
+                    )
                 );
             end if;
         end if;
     end loop;
 end;
-$table_grants$;
+$grants$;

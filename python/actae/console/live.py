@@ -32,24 +32,48 @@ from actae.client import ActaeClient
 from actae.console.models import TimelineEntry
 
 
+class _Recreated(Exception):
+    """A read met an event at a cursor whose event it had yielded, with another key: the
+    channel was purged and created again under its id."""
+
+
 class _Seen:
-    """The keys of rows yielded, by clock, for the clocks a read may go back over: a
-    membership test, the number at clocks after a cursor and forgetting the clocks below one,
-    each without a pass over every key (a busy channel keeps thousands in a settle window)."""
+    """The rows yielded, by clock, for the clocks a read may go back over: a membership
+    test, the number at clocks after a cursor and forgetting the clocks below one, each
+    without a pass over every key (a busy channel keeps thousands in a settle window)."""
 
     def __init__(self) -> None:
-        self._keys: dict[str, int] = {}
+        self._keys: dict[str, tuple[int, int | None]] = {}  # key: clock, an event's cursor
         self._clocks: list[int] = []  # a row's clock once per key, sorted
         self._by_clock: dict[int, list[str]] = {}
+        self._events: dict[int, str] = {}  # an event's cursor: its key
 
     def __contains__(self, key: str) -> bool:
         return key in self._keys
 
     def add(self, row: TimelineEntry) -> None:
-        if row.key not in self._keys:
-            self._keys[row.key] = row.clock
-            bisect.insort(self._clocks, row.clock)
-            self._by_clock.setdefault(row.clock, []).append(row.key)
+        """Remember a row, or move it to the clock it is at now: a claim or failure is at
+        the clock of the last event recorded before it began, and an event recorded
+        earlier can commit later."""
+        known = self._keys.get(row.key)
+        if known is not None:
+            if known[0] == row.clock:
+                return
+            self._clocks.pop(bisect.bisect_left(self._clocks, known[0]))
+            self._by_clock[known[0]].remove(row.key)
+            if not self._by_clock[known[0]]:
+                del self._by_clock[known[0]]
+        cursor = row.cursor if row.kind == "event" else None
+        self._keys[row.key] = (row.clock, cursor)
+        bisect.insort(self._clocks, row.clock)
+        self._by_clock.setdefault(row.clock, []).append(row.key)
+        if cursor is not None:
+            self._events[cursor] = row.key
+
+    def check(self, row: TimelineEntry) -> None:
+        """Raise _Recreated for an event at a cursor whose yielded event had another key."""
+        if row.kind == "event" and self._events.get(row.cursor, row.key) != row.key:
+            raise _Recreated
 
     def after(self, cursor: int | None) -> int:
         """How many keys are at clocks after cursor (all of them for None)."""
@@ -61,7 +85,9 @@ class _Seen:
         cut = bisect.bisect_left(self._clocks, clock)
         for old in dict.fromkeys(self._clocks[:cut]):
             for key in self._by_clock.pop(old):
-                del self._keys[key]
+                event = self._keys.pop(key)[1]
+                if event is not None:
+                    del self._events[event]
         del self._clocks[:cut]
 
 
@@ -86,9 +112,11 @@ async def follow_timeline(
     only when one clock alone has more points, as actae.timeline returns a clock whole); a
     backlog larger than that comes as several batches, one after the other. No row comes
     twice (TimelineEntry.key): each read goes back over the last clock yielded (a settling
-    read further) and drops the rows already yielded there. When the channel is purged and
-    created again under its id (a new topic), the reader listens to the new channel and
-    follows it from its start. Holds one pooled connection while iterating."""
+    read further) and drops the rows already yielded there, wherever their clock has moved
+    since. When the channel is purged and created again under its id (a renewal returns
+    another topic, or a read meets an event at a yielded cursor with another key), the
+    reader listens to the new channel and follows it from its start. Holds one pooled
+    connection while iterating."""
     async with client.pool.connection() as conn:
         if not conn.autocommit:
             await conn.set_autocommit(True)
@@ -109,7 +137,12 @@ async def follow_timeline(
             while True:
                 limit = min(max_rows + seen.after(cursor), MAX_READ)
                 page = await client.run(calls.timeline(channel_id, cursor, limit, conn=conn))
-                fresh += [r for r in page if r.key not in seen]
+                for row in page:
+                    seen.check(row)
+                    if row.key in seen:
+                        seen.add(row)  # at the clock it is at now
+                    else:
+                        fresh.append(row)
                 if len(page) < limit:
                     return fresh, None
                 cursor = max(r.clock for r in page)  # a page holds its last clock whole
@@ -126,22 +159,33 @@ async def follow_timeline(
             settles: deque[tuple[float, int | None]] = deque()  # (due, floor) of reads to come
             while True:
                 now = time.monotonic()
+                registered = topic
                 if now >= renew_at:
                     registered = await register()
                     renew_at = now + register_seconds / 3
-                    if registered != topic:  # purged, then created again: a new channel
+                fresh: list[TimelineEntry] = []
+                stopped: int | None = None
+                recreated = registered != topic
+                if not recreated:
+                    floor = last_clock
+                    while settles and settles[0][0] <= now:
+                        due_floor = settles.popleft()[1]
+                        floor = due_floor if due_floor is None or floor is None else min(
+                            floor, due_floor)
+                    try:
+                        fresh, stopped = await read(floor)
+                    except _Recreated:
+                        registered = await register()
+                        renew_at = now + register_seconds / 3
+                        recreated = True
+                if recreated:  # purged, then created again: follow the new one from its start
+                    if registered != topic:
                         await listen(registered)
                         await conn.execute(sql.SQL("unlisten {}").format(sql.Identifier(topic)))
-                        # from its start; rows of it already read stay in seen (an event's
-                        # key holds its time, so the old channel's do not hide the new's)
-                        topic, after_clock, last_clock = registered, None, None
-                        settles.clear()
-                floor = last_clock
-                while settles and settles[0][0] <= now:
-                    due_floor = settles.popleft()[1]
-                    floor = due_floor if due_floor is None or floor is None else min(
-                        floor, due_floor)
-                fresh, stopped = await read(floor)
+                        topic = registered
+                    after_clock, last_clock, seen = None, None, _Seen()
+                    settles.clear()
+                    continue
                 if stopped is not None and last_clock is not None and stopped < last_clock:
                     settles.appendleft((now, stopped + 1))  # the rest of a settling read
                 if fresh:

@@ -5,6 +5,7 @@ to the shipped ones (docs/operations.md)."""
 from __future__ import annotations
 
 import shutil
+import uuid
 from pathlib import Path
 
 import psycopg
@@ -23,22 +24,25 @@ EARLIER = [
     ("0023_run_lease_lapses.sql", "a37e230"),
 ]
 
-ROLES = "('actae_agent', 'actae_auditor', 'actae_operator')"
+ROLES = "('-', 'actae_agent', 'actae_auditor', 'actae_operator')"  # '-': PUBLIC
 PRIVILEGES = f"""
-select 'function', p.oid::regprocedure::text, a.grantee::regrole::text, a.privilege_type
-from pg_proc as p cross join lateral aclexplode(p.proacl) as a
+select 'function', p.oid::regprocedure::text, a.grantee::regrole::text, a.privilege_type,
+    a.grantor::regrole::text, a.is_grantable
+from pg_proc as p cross join lateral aclexplode(coalesce(p.proacl, acldefault('f', p.proowner)))
+    as a
 where p.pronamespace = 'actae'::regnamespace and a.grantee::regrole::text in {ROLES}
 union all
-select 'relation', c.oid::regclass::text, a.grantee::regrole::text, a.privilege_type
+select 'relation', c.oid::regclass::text, a.grantee::regrole::text, a.privilege_type,
+    a.grantor::regrole::text, a.is_grantable
 from pg_class as c cross join lateral aclexplode(c.relacl) as a
 where c.relnamespace = 'actae'::regnamespace and a.grantee::regrole::text in {ROLES}
 union all
 select 'column', c.oid::regclass::text || '.' || t.attname, a.grantee::regrole::text,
-    a.privilege_type
+    a.privilege_type, a.grantor::regrole::text, a.is_grantable
 from pg_class as c join pg_attribute as t on t.attrelid = c.oid
 cross join lateral aclexplode(t.attacl) as a
 where c.relnamespace = 'actae'::regnamespace and a.grantee::regrole::text in {ROLES}
-order by 1, 2, 3, 4
+order by 1, 2, 3, 4, 5
 """
 
 
@@ -103,32 +107,57 @@ def test_tables_without_a_history_are_refused_by_name(dsn: str) -> None:
 
 
 def test_migrate_puts_actae_roles_privileges_back(dsn: str) -> None:
-    with fresh_database(dsn) as scratch:
-        with psycopg.connect(scratch, autocommit=True) as conn:
-            shipped = conn.execute(PRIVILEGES).fetchall()
-            conn.execute("""
-                grant execute on function actae.purge(interval, integer) to actae_auditor;
-                grant execute on function actae._limit(text) to actae_agent;
-                revoke execute on function actae.get_run(text) from actae_auditor;
-                grant select on actae.executions to actae_agent;
-                grant select on actae.executions to actae_auditor;
-                revoke select (status) on actae.runs from actae_auditor;
-                grant update (result) on actae.runs to actae_auditor;
-                revoke select on actae.events from actae_auditor;
-                grant select on actae.topic_secret to actae_operator;
-            """)
-            assert conn.execute(PRIVILEGES).fetchall() != shipped
-        migrate(scratch)
-        with psycopg.connect(scratch, autocommit=True) as conn:
-            assert conn.execute(PRIVILEGES).fetchall() == shipped
-            # and a migrate with nothing to put back changes nothing
-            acl = "select array_agg(relacl::text order by oid) from pg_class" \
-                  " where relnamespace = 'actae'::regnamespace"
-            before = conn.execute(acl).fetchone()
-            xmin = "select array_agg(xmin::text order by oid) from pg_class" \
-                   " where relnamespace = 'actae'::regnamespace"
-            rows_before = conn.execute(xmin).fetchone()
-        migrate(scratch)
-        with psycopg.connect(scratch, autocommit=True) as conn:
-            assert conn.execute(acl).fetchone() == before
-            assert conn.execute(xmin).fetchone() == rows_before
+    other = f"actae_test_grantor_{uuid.uuid4().hex[:8]}"
+    try:
+        with fresh_database(dsn) as scratch:
+            hand_grants_are_undone(scratch, other)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'drop role if exists "{other}"')
+
+
+def hand_grants_are_undone(scratch: str, other: str) -> None:
+    """Grants and revokes by hand, some with grant option or by another grantor, then
+    migrate: the privileges are the shipped ones again, and a second migrate writes none."""
+    with psycopg.connect(scratch, autocommit=True) as conn:
+        shipped = conn.execute(PRIVILEGES).fetchall()
+        conn.execute(f"""
+            create role "{other}";
+            grant usage on schema actae to "{other}";
+            grant select on actae.channels to "{other}" with grant option;
+            set role "{other}";
+            grant select on actae.channels to actae_agent;
+            reset role;
+            grant select on actae.quotas to actae_auditor with grant option;
+            grant execute on function actae.get_channel(text) to actae_auditor
+                with grant option;
+            grant select on actae.topic_secret to public;
+            revoke select on actae.snapshots from actae_auditor;
+            grant select on actae.snapshots to public;
+        """)
+        conn.execute("""
+            grant execute on function actae.purge(interval, integer) to actae_auditor;
+            grant execute on function actae._limit(text) to actae_agent;
+            revoke execute on function actae.get_run(text) from actae_auditor;
+            grant select on actae.executions to actae_agent;
+            grant select on actae.executions to actae_auditor;
+            revoke select (status) on actae.runs from actae_auditor;
+            grant update (result) on actae.runs to actae_auditor;
+            revoke select on actae.events from actae_auditor;
+            grant select on actae.topic_secret to actae_operator;
+        """)
+        assert conn.execute(PRIVILEGES).fetchall() != shipped
+    migrate(scratch)
+    with psycopg.connect(scratch, autocommit=True) as conn:
+        assert conn.execute(PRIVILEGES).fetchall() == shipped
+        # and a migrate with nothing to put back changes nothing
+        acl = "select array_agg(relacl::text order by oid) from pg_class" \
+              " where relnamespace = 'actae'::regnamespace"
+        before = conn.execute(acl).fetchone()
+        xmin = "select array_agg(xmin::text order by oid) from pg_class" \
+               " where relnamespace = 'actae'::regnamespace"
+        rows_before = conn.execute(xmin).fetchone()
+    migrate(scratch)
+    with psycopg.connect(scratch, autocommit=True) as conn:
+        assert conn.execute(acl).fetchone() == before
+        assert conn.execute(xmin).fetchone() == rows_before
