@@ -65,7 +65,7 @@ def test_a_claim_committed_after_a_later_event_comes_late(dsn: str) -> None:
                 ahead = await follow.collect(1, 10)
                 claimer.commit()
             late = await follow.collect(1, 10)
-            late += await follow.collect(1, 3)  # and nothing comes twice
+            late += await follow.collect(1, 1.5)  # and nothing comes twice
             await follow.close()
             return first, ahead, late
 
@@ -114,10 +114,10 @@ def test_a_channel_purged_and_created_again_is_followed_anew(dsn: str) -> None:
             await client.record_event("reused", "new", {})
             await client.record_event("reused", "new", {})
             after = await follow.collect(2, 10)
-            after += await follow.collect(1, 3)  # nothing twice
+            after += await follow.collect(1, 1.5)  # nothing twice
             await client.record_event("reused", "new", {})
             last = await follow.collect(1, 10)
-            last += await follow.collect(1, 3)
+            last += await follow.collect(1, 1.5)
             await follow.close()
             return first, after, last
 
@@ -147,10 +147,10 @@ def test_a_point_whose_clock_moves_up_comes_once(dsn: str) -> None:
                 claimed = await follow.collect(1, 10)  # by the first read's settling read
                 writer.commit()
             moved = await follow.collect(1, 10)
-            moved += await follow.collect(1, 4)  # the claim does not come again
+            moved += await follow.collect(1, 2.5)  # the claim does not come again
             await client.record_event(channel, "e3", {})
             last = await follow.collect(1, 10)
-            last += await follow.collect(1, 3)
+            last += await follow.collect(1, 1.5)
             await follow.close()
             return first, claimed, moved, last
 
