@@ -14,7 +14,8 @@
 -- Every privilege is granted by actae_owner without grant option. An object whose
 -- privileges for PUBLIC and the three roles differ from these in any way has all of them
 -- revoked (with whatever was granted on from them, and as each other grantor for what it
--- granted) and the shipped ones granted again; the other objects get no statement at all
+-- granted, or, when that grantor can no longer reach the object, by taking back the grant
+-- option it granted with) and the shipped ones granted again; the other objects get no statement at all
 -- (on Citus a table's would go to every shard). Privileges of other roles are left as they
 -- are. Run by a superuser, as every migrate (it takes each other grantor's role to revoke
 -- what that role granted).
@@ -109,6 +110,7 @@ begin
                 union all
                 select t.attname::text, t.attacl from pg_catalog.pg_attribute as t
                 where v_object.kind = '' and t.attrelid = v_object.oid and t.attnum > 0
+                    and not t.attisdropped
             ) as a
             cross join lateral pg_catalog.aclexplode(a.acl) as x
             where x.grantee = any(v_roles)
@@ -134,12 +136,23 @@ begin
                 from pg_catalog.jsonb_array_elements(v_actual) as e
                 where (e ->> 2)::oid <> v_owner
             loop
-                execute pg_catalog.format('set local role %s', v_grantor);
-                execute pg_catalog.format(
-                    'revoke all on %s%s from public, actae_agent, actae_auditor,'
-                    ' actae_operator cascade', v_object.kind, v_object.name
-                );
-                reset role;
+                begin
+                    execute pg_catalog.format('set local role %s', v_grantor);
+                    execute pg_catalog.format(
+                        'revoke all on %s%s from public, actae_agent, actae_auditor,'
+                        ' actae_operator cascade', v_object.kind, v_object.name
+                    );
+                    reset role;
+                exception when insufficient_privilege then
+                    -- that grantor may no longer reach the object (no USAGE on the
+                    -- schema): take back the grant option it granted with instead, which
+                    -- revokes what it granted
+                    reset role;
+                    execute pg_catalog.format(
+                        'revoke grant option for all on %s%s from %s cascade', v_object.kind,
+                        v_object.name, v_grantor
+                    );
+                end;
             end loop;
             execute pg_catalog.format(
                 'revoke all on %s%s from public, actae_agent, actae_auditor, actae_operator'

@@ -24,6 +24,7 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import AsyncIterator
+from typing import Any, LiteralString
 
 from psycopg import sql
 
@@ -33,8 +34,23 @@ from actae.console.models import TimelineEntry
 
 
 class _Recreated(Exception):
-    """A read met an event at a cursor whose event it had yielded, with another key: the
-    channel was purged and created again under its id."""
+    """A read found the channel's topic changed: it was purged and created again under its
+    id (a new channel has a new topic)."""
+
+
+# One statement, so one snapshot: a page and the channel's topic as of that page. A page of
+# a channel purged and created again under its id is known as such before any of its rows
+# is yielded (a channel no longer there answers a decoy topic, which differs too).
+_READ: LiteralString = (
+    "select (select actae.channel_topic(%(channel_id)s::text)) as topic, t.*"
+    " from actae.timeline(p_channel_id => %(channel_id)s::text,"
+    " p_after_clock => %(after_clock)s::bigint, p_max_rows => %(max_rows)s::integer) as t"
+)
+
+
+def _page(rows: list[Any]) -> tuple[str | None, list[TimelineEntry]]:
+    return (rows[0]["topic"] if rows else None,
+            [TimelineEntry.model_validate(r) for r in rows])
 
 
 class _Seen:
@@ -43,10 +59,9 @@ class _Seen:
     without a pass over every key (a busy channel keeps thousands in a settle window)."""
 
     def __init__(self) -> None:
-        self._keys: dict[str, tuple[int, int | None]] = {}  # key: clock, an event's cursor
+        self._keys: dict[str, int] = {}  # key: clock
         self._clocks: list[int] = []  # a row's clock once per key, sorted
         self._by_clock: dict[int, list[str]] = {}
-        self._events: dict[int, str] = {}  # an event's cursor: its key
 
     def __contains__(self, key: str) -> bool:
         return key in self._keys
@@ -57,23 +72,15 @@ class _Seen:
         earlier can commit later."""
         known = self._keys.get(row.key)
         if known is not None:
-            if known[0] == row.clock:
+            if known == row.clock:
                 return
-            self._clocks.pop(bisect.bisect_left(self._clocks, known[0]))
-            self._by_clock[known[0]].remove(row.key)
-            if not self._by_clock[known[0]]:
-                del self._by_clock[known[0]]
-        cursor = row.cursor if row.kind == "event" else None
-        self._keys[row.key] = (row.clock, cursor)
+            self._clocks.pop(bisect.bisect_left(self._clocks, known))
+            self._by_clock[known].remove(row.key)
+            if not self._by_clock[known]:
+                del self._by_clock[known]
+        self._keys[row.key] = row.clock
         bisect.insort(self._clocks, row.clock)
         self._by_clock.setdefault(row.clock, []).append(row.key)
-        if cursor is not None:
-            self._events[cursor] = row.key
-
-    def check(self, row: TimelineEntry) -> None:
-        """Raise _Recreated for an event at a cursor whose yielded event had another key."""
-        if row.kind == "event" and self._events.get(row.cursor, row.key) != row.key:
-            raise _Recreated
 
     def after(self, cursor: int | None) -> int:
         """How many keys are at clocks after cursor (all of them for None)."""
@@ -85,9 +92,7 @@ class _Seen:
         cut = bisect.bisect_left(self._clocks, clock)
         for old in dict.fromkeys(self._clocks[:cut]):
             for key in self._by_clock.pop(old):
-                event = self._keys.pop(key)[1]
-                if event is not None:
-                    del self._events[event]
+                del self._keys[key]
         del self._clocks[:cut]
 
 
@@ -113,10 +118,10 @@ async def follow_timeline(
     backlog larger than that comes as several batches, one after the other. No row comes
     twice (TimelineEntry.key): each read goes back over the last clock yielded (a settling
     read further) and drops the rows already yielded there, wherever their clock has moved
-    since. When the channel is purged and created again under its id (a renewal returns
-    another topic, or a read meets an event at a yielded cursor with another key), the
-    reader listens to the new channel and follows it from its start. Holds one pooled
-    connection while iterating."""
+    since. When the channel is purged and created again under its id (a renewal, or a read,
+    which reads the channel's topic with its page, finds another topic), the reader listens
+    to the new channel and follows it from its start. Holds one pooled connection while
+    iterating."""
     async with client.pool.connection() as conn:
         if not conn.autocommit:
             await conn.set_autocommit(True)
@@ -136,18 +141,28 @@ async def follow_timeline(
             fresh: list[TimelineEntry] = []
             while True:
                 limit = min(max_rows + seen.after(cursor), MAX_READ)
-                page = await client.run(calls.timeline(channel_id, cursor, limit, conn=conn))
+                now_topic, page = await client.run(calls.Call(_READ, {
+                    "channel_id": channel_id, "after_clock": cursor, "max_rows": limit,
+                }, _page, conn))
+                if page and now_topic != topic:
+                    raise _Recreated
+                new = [row for row in page if row.key not in seen]
                 for row in page:
-                    seen.check(row)
                     if row.key in seen:
                         seen.add(row)  # at the clock it is at now
-                    else:
-                        fresh.append(row)
-                if len(page) < limit:
+                fresh += new
+                if len(page) >= limit:
+                    cursor = max(r.clock for r in page)  # a page holds its last clock whole
+                    if len(fresh) >= max_rows:
+                        return fresh, cursor
+                elif new or not page:
                     return fresh, None
-                cursor = max(r.clock for r in page)  # a page holds its last clock whole
-                if len(fresh) >= max_rows:
-                    return fresh, cursor
+                else:
+                    # Rows already yielded only, and fewer than asked: the end, or a next
+                    # clock with more points than were left to ask for (a page holds its
+                    # first clock whole, and stops before a later one that does not fit).
+                    # Read on after them: that clock comes whole, or nothing does.
+                    cursor = max(r.clock for r in page)
 
         try:
             topic = await client.run(calls.channel_topic(channel_id, conn=conn))

@@ -159,3 +159,26 @@ def test_a_point_whose_clock_moves_up_comes_once(dsn: str) -> None:
     assert claimed == [(1, "claimed", "x")]
     assert moved == [(2, "event", "e2")]
     assert last == [(3, "event", "e3")]
+
+
+def test_a_clock_with_more_points_than_a_batch_is_read(dsn: str) -> None:
+    """A page stops before a clock that does not fit in what is left of it: the follower
+    reads on after its rows, where that clock comes whole, instead of taking the short page
+    for the end."""
+    channel = f"cf-wide-{uuid.uuid4().hex[:8]}"
+
+    async def run() -> Rows:
+        async with ActaeClient(dsn, max_size=2) as client:
+            await client.record_event(channel, "e1", {})
+            await client.record_event(channel, "e2", {})
+            for key in ("a", "b", "c"):
+                await client.claim_execution(channel, key, "t", {})
+            follow = Follower(follow_timeline(client, channel, None, max_rows=2))
+            got = await follow.collect(5, 10)
+            got += await follow.collect(1, 1.5)
+            await follow.close()
+            return got
+
+    got = asyncio.run(run())
+    assert sorted(got) == [(1, "event", "e1"), (2, "claimed", "a"), (2, "claimed", "b"),
+                           (2, "claimed", "c"), (2, "event", "e2")]
