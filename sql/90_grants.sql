@@ -15,10 +15,10 @@
 -- privileges for PUBLIC and the three roles differ from these in any way has all of them
 -- revoked (with whatever was granted on from them, and as each other grantor for what it
 -- granted, or, when that grantor can no longer reach the object, by taking back the grant
--- option it granted with) and the shipped ones granted again; the other objects get no statement at all
--- (on Citus a table's would go to every shard). Privileges of other roles are left as they
--- are. Run by a superuser, as every migrate (it takes each other grantor's role to revoke
--- what that role granted).
+-- option it granted with) and the shipped ones granted again; the other objects get no
+-- statement at all (on Citus a table's would go to every shard). Privileges of other roles
+-- are left as they are. Run by a superuser, as every migrate (it takes each other grantor's
+-- role to revoke what that role granted).
 do $grants$
 declare
     v_object record;

@@ -31,6 +31,16 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**env, "PGPASSFILE": NO_PASSFILE, **extra}
 
 
+def wait_for_file(proc: subprocess.Popen[str], path: Path) -> Path:
+    """``path`` once the test pytest runs has written it (60 s at most)."""
+    deadline = time.monotonic() + 60
+    while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path.exists(), proc.communicate(timeout=30)[0] if proc.poll() is not None else ""
+    time.sleep(0.2)  # let the write finish
+    return path
+
+
 def assert_gone(postmaster: int, folder: Path) -> None:
     """The throwaway server's postmaster exits (within 10 s) and its folder is gone."""
     deadline = time.monotonic() + 10
@@ -105,12 +115,7 @@ def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: 
     folder: Path | None = None
     postmaster = 0
     try:
-        started = tmp_path / "a-started"
-        deadline = time.monotonic() + 60
-        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert started.exists(), proc.communicate(timeout=30)[0] if proc.poll() is not None else ""
-        time.sleep(0.2)  # let the write finish
+        started = wait_for_file(proc, tmp_path / "a-started")
         folder = Path(str(conninfo_to_dict(started.read_text())["host"])).parent
         postmaster = int((folder / "pgdata" / "postmaster.pid").read_text().split()[0])
         assert alive(postmaster)
@@ -292,12 +297,7 @@ def test_sigterm_to_pytest_on_a_given_database_drops_the_tests_databases(
                             stderr=subprocess.STDOUT, text=True)
     name = ""
     try:
-        started = tmp_path / "fresh-started"
-        deadline = time.monotonic() + 60
-        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert started.exists(), proc.communicate(timeout=30)[0] if proc.poll() is not None else ""
-        time.sleep(0.2)  # let the write finish
+        started = wait_for_file(proc, tmp_path / "fresh-started")
         name = started.read_text()
         proc.send_signal(signal.SIGTERM)
         out = proc.communicate(timeout=60)[0]

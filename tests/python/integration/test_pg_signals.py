@@ -55,6 +55,14 @@ def wait_for_dsn(proc: subprocess.Popen[str]) -> None:
             return
 
 
+def wait_for_pg_ctl(proc: subprocess.Popen[str], before: set[int]) -> None:
+    """Until actae dev runs pg_ctl (a child not among ``before``) or exits (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any("pg_ctl" in command_line(c) for c in children(proc.pid) - before):
+            return
+
+
 def dev(folder: Path, port: int, *prefix: str) -> subprocess.Popen[str]:
     """`actae dev` (behind ``prefix``, e.g. `timeout 120`), the leader of its own process
     group as under `timeout`."""
@@ -118,10 +126,7 @@ def test_second_sigterm_to_the_group_during_the_stop_is_ignored(folder: Path) ->
         postmaster = postmaster_of(folder)
         before = children(proc.pid)
         proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None:
-            if any("pg_ctl" in command_line(c) for c in children(proc.pid) - before):
-                break
+        wait_for_pg_ctl(proc, before)
         assert proc.poll() is None, "actae dev exited before it stopped its server"
         os.killpg(proc.pid, signal.SIGTERM)  # as timeout does: the group, children included
         _, err = proc.communicate(timeout=60)
@@ -145,10 +150,7 @@ def test_second_ctrl_c_during_the_stop_is_ignored(folder: Path) -> None:
         postmaster = postmaster_of(folder)
         before = children(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None:
-            if any("pg_ctl" in command_line(c) for c in children(proc.pid) - before):
-                break
+        wait_for_pg_ctl(proc, before)
         assert proc.poll() is None, "actae dev exited before it stopped its server"
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)
