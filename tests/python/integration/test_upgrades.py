@@ -107,16 +107,18 @@ def test_tables_without_a_history_are_refused_by_name(dsn: str) -> None:
 
 
 def test_migrate_puts_actae_roles_privileges_back(dsn: str) -> None:
-    other = f"actae_test_grantor_{uuid.uuid4().hex[:8]}"
+    run = uuid.uuid4().hex[:8]
+    roles = [f"actae_test_{name}_{run}" for name in ("grantor", "later_super", "z", "x")]
     try:
         with fresh_database(dsn) as scratch:
-            hand_grants_are_undone(scratch, other)
+            hand_grants_are_undone(scratch, *roles)
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'drop role if exists "{other}"')
+            for role in roles:
+                conn.execute(f'drop role if exists "{role}"')
 
 
-def hand_grants_are_undone(scratch: str, other: str) -> None:
+def hand_grants_are_undone(scratch: str, other: str, later_super: str, z: str, x: str) -> None:
     """Grants and revokes by hand, some with grant option or by another grantor, then
     migrate: the privileges are the shipped ones again, and a second migrate writes none."""
     with psycopg.connect(scratch, autocommit=True) as conn:
@@ -139,6 +141,29 @@ def hand_grants_are_undone(scratch: str, other: str) -> None:
             grant execute on function actae.get_run(text) to actae_agent;
             reset role;
             revoke usage on schema actae from "{other}";
+            -- a grantor that became a superuser after it granted
+            create role "{later_super}";
+            grant usage on schema actae to "{later_super}";
+            grant execute on function actae.purge(interval, integer) to "{later_super}"
+                with grant option;
+            set role "{later_super}";
+            grant execute on function actae.purge(interval, integer) to public;
+            reset role;
+            alter role "{later_super}" superuser;
+            -- a chain through a role that can no longer reach the schema
+            create role "{z}";
+            create role "{x}";
+            grant usage on schema actae to "{z}", "{x}";
+            grant execute on function actae.set_quota(text, bigint, bigint, bigint) to "{z}"
+                with grant option;
+            set role "{z}";
+            grant execute on function actae.set_quota(text, bigint, bigint, bigint) to "{x}"
+                with grant option;
+            reset role;
+            set role "{x}";
+            grant execute on function actae.set_quota(text, bigint, bigint, bigint) to public;
+            reset role;
+            revoke usage on schema actae from "{x}";
         """)
         conn.execute("""
             grant execute on function actae.purge(interval, integer) to actae_auditor;
