@@ -10,11 +10,16 @@ import uuid
 from collections.abc import AsyncIterator
 
 import psycopg
+import pytest
 
 from actae import ActaeClient
 from actae.console.live import follow_timeline
 from actae.console.models import TimelineEntry
 from tests.python.support.databases import fresh_database
+
+# The follower's reading and waiting, over actae.timeline, which the other console tests
+# run on every server: make test's first pass only.
+pytestmark = pytest.mark.once
 
 Rows = list[tuple[int, str, str | None]]
 
