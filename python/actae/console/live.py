@@ -42,9 +42,8 @@ class _Recreated(Exception):
 # a channel purged and created again under its id is known as such before any of its rows
 # is yielded (a channel no longer there answers a decoy topic, which differs too).
 _READ: LiteralString = (
-    "select (select actae.channel_topic(%(channel_id)s::text)) as topic, t.*"
-    " from actae.timeline(p_channel_id => %(channel_id)s::text,"
-    " p_after_clock => %(after_clock)s::bigint, p_max_rows => %(max_rows)s::integer) as t"
+    "select (select actae.channel_topic(%(channel_id)s::text)) as topic, t.* from ("
+    + calls.TIMELINE + ") as t"
 )
 
 
@@ -146,10 +145,12 @@ async def follow_timeline(
                 }, _page, conn))
                 if page and now_topic != topic:
                     raise _Recreated
-                new = [row for row in page if row.key not in seen]
+                new: list[TimelineEntry] = []
                 for row in page:
                     if row.key in seen:
                         seen.add(row)  # at the clock it is at now
+                    else:
+                        new.append(row)
                 fresh += new
                 if len(page) >= limit:
                     cursor = max(r.clock for r in page)  # a page holds its last clock whole
