@@ -115,53 +115,49 @@ def test_sigterm_to_timeout_stops_the_dev_server(folder: Path) -> None:
                 proc.wait()
 
 
-def test_second_sigterm_to_the_group_during_the_stop_is_ignored(folder: Path) -> None:
-    """SIGTERM, then, once actae dev runs pg_ctl to stop its server, SIGTERM to its whole
-    process group: actae dev finishes the stop (the server is gone by the time it exits),
-    then dies of SIGTERM."""
+def signalled_twice(folder: Path, signum: int, *, first_to_group: bool) -> tuple[int, str]:
+    """actae dev sent ``signum`` (to itself, or to its process group), then, once it runs
+    pg_ctl to stop its server, ``signum`` again to its whole group (as timeout or a terminal
+    do): asserts it was still stopping at the second signal, its server had stopped by the
+    time it exited, and the postmaster is gone; returns its exit status and stderr."""
     proc = dev(folder, pg.free_port())
     try:
         wait_for_dsn(proc)
         data = pg.Server(folder).data
         postmaster = postmaster_of(folder)
         before = children(proc.pid)
-        proc.send_signal(signal.SIGTERM)
+        if first_to_group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
         wait_for_pg_ctl(proc, before)
         assert proc.poll() is None, "actae dev exited before it stopped its server"
-        os.killpg(proc.pid, signal.SIGTERM)  # as timeout does: the group, children included
+        os.killpg(proc.pid, signum)  # the group, children included
         _, err = proc.communicate(timeout=60)
         stopped_first = not (data / "postmaster.pid").exists()
-        assert proc.returncode == -signal.SIGTERM, err
         assert stopped_first, "actae dev was killed before its server had stopped"
         assert_stopped(folder, postmaster)
+        return proc.returncode, err
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_second_sigterm_to_the_group_during_the_stop_is_ignored(folder: Path) -> None:
+    """SIGTERM, then, once actae dev runs pg_ctl to stop its server, SIGTERM to its whole
+    process group: actae dev finishes the stop (the server is gone by the time it exits),
+    then dies of SIGTERM."""
+    status, err = signalled_twice(folder, signal.SIGTERM, first_to_group=False)
+    assert status == -signal.SIGTERM, err
 
 
 def test_second_ctrl_c_during_the_stop_is_ignored(folder: Path) -> None:
     """Ctrl-C, then Ctrl-C again to the whole group once actae dev runs pg_ctl to stop its
     server: the stop finishes, actae dev exits 0, no traceback."""
-    proc = dev(folder, pg.free_port())
-    try:
-        wait_for_dsn(proc)
-        data = pg.Server(folder).data
-        postmaster = postmaster_of(folder)
-        before = children(proc.pid)
-        os.killpg(proc.pid, signal.SIGINT)
-        wait_for_pg_ctl(proc, before)
-        assert proc.poll() is None, "actae dev exited before it stopped its server"
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-        assert proc.returncode == 0, err
-        assert "Traceback" not in err, err
-        assert not (data / "postmaster.pid").exists()
-        assert_stopped(folder, postmaster)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    status, err = signalled_twice(folder, signal.SIGINT, first_to_group=True)
+    assert status == 0, err
+    assert "Traceback" not in err, err
 
 
 def test_sighup_stops_the_dev_server(folder: Path) -> None:
