@@ -642,7 +642,9 @@ begin
             jsonb_build_object('argument', 'checkpoint', 'checkpoint_id', p_checkpoint_id)
         );
     end if;
-    if p_blobs is not null or jsonb_path_exists(p_checkpoint, '$.channel_values.*.blob') then
+    -- Values are rebuilt only when there is something to inline (or a reference to refuse).
+    if cardinality(p_blobs) > 0 or jsonb_path_exists(p_checkpoint, '$.channel_values.*.blob')
+        then
         v_checkpoint := actae._langgraph_inline_blobs(p_checkpoint, p_blobs);
     end if;
     perform actae._langgraph_check_object(p_metadata, 'metadata');
