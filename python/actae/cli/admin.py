@@ -36,7 +36,7 @@ def _status(args: argparse.Namespace) -> int:
                      f"{status.forks} forks)"),
         ("executions", f"{status.executions} (claimed {status.claimed}, in_progress "
                        f"{status.in_progress}, completed {status.completed}, "
-                       f"failed {status.failed})"),
+                       f"failed {status.failed}, cancelled {status.cancelled})"),
         ("expired leases", status.expired_leases),
         ("oldest expired lease", status.oldest_expired_lease_at),
         ("oldest in-flight claim", status.oldest_in_flight_claimed_at),
@@ -44,7 +44,7 @@ def _status(args: argparse.Namespace) -> int:
     print()
     print(table(
         [(t.tool_name, t.executions, t.claimed + t.in_progress, t.completed, t.failed,
-          t.cancel_requested, t.attempts, t.p50_seconds, t.p95_seconds) for t in tools],
+          t.cancelled, t.attempts, t.p50_seconds, t.p95_seconds) for t in tools],
         ("tool", "executions", "in_flight", "completed", "failed", "cancelled", "attempts",
          "p50_s", "p95_s"),
     ))
@@ -112,7 +112,8 @@ def _add_executions(sub: Subparsers) -> None:
     p.add_argument("--stuck", action="store_true",
                    help="only claimed/in_progress executions whose lease has lapsed")
     p.add_argument("--channel", help="only this channel's own executions")
-    p.add_argument("--status", choices=("claimed", "in_progress", "completed", "failed"))
+    p.add_argument("--status", choices=("claimed", "in_progress", "completed", "failed",
+                                              "cancelled"))
     p.add_argument("--limit", type=count(1, MAX_ROWS), default=100, metavar="N",
                    help=f"at most N (1 to {MAX_ROWS}, default 100)")
     p.set_defaults(handler=_executions)

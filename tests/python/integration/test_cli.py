@@ -93,22 +93,31 @@ def test_status_counts_executions_by_status_and_tool(
     complete(conn, claim(conn, channel, "a", tool), {"ok": 1})
     expire(conn, claim(conn, channel, "b", tool)["execution_id"])
     claim(conn, channel, "c", tool)
+    stopped = claim(conn, channel, "d", tool)
+    conn.execute("select actae.cancel_execution(%s, 'not needed')", (stopped["execution_id"],))
+    conn.execute("select actae.fail_execution(%s, 'stopped', %s, true)",
+                 (stopped["execution_id"], stopped["claim_token"]))
     report = ok_json(actae, "status")
     status = report["status"]
     newest = max(int(p.name[:4]) for p in (REPO / "migrations").glob("[0-9]*.sql"))
     assert status["schema_version"] == newest
     assert status["expired_leases"] >= 1
-    assert status["executions"] >= 3
+    assert status["executions"] >= 4 and status["cancelled"] >= 1
     assert status["oldest_in_flight_claimed_at"] is not None
     mine = [t for t in report["tools"] if t["tool_name"] == tool]
     assert len(mine) == 1
-    assert (mine[0]["executions"], mine[0]["completed"], mine[0]["claimed"]) == (3, 1, 2)
+    assert (mine[0]["executions"], mine[0]["completed"], mine[0]["claimed"],
+            mine[0]["cancelled"]) == (4, 1, 2, 1)
 
     text = actae("status")
     assert text.returncode == 0, text.stderr
     assert "schema version" in text.stdout and "expired leases" in text.stdout
+    assert f"cancelled {status['cancelled']})" in text.stdout
     tool_line = next(line for line in text.stdout.splitlines() if line.startswith(tool))
-    assert tool_line.split()[1:5] == ["3", "2", "1", "0"]  # executions in_flight completed failed
+    # executions in_flight completed failed cancelled
+    assert tool_line.split()[1:6] == ["4", "2", "1", "0", "1"]
+    listed = ok_json(actae, "executions", "--channel", channel, "--status", "cancelled")
+    assert [(e["key_name"], e["status"]) for e in listed] == [("d", "cancelled")]
 
 
 def test_executions_stuck_lists_only_lapsed_leases(
