@@ -151,7 +151,7 @@ def claim_execution(
     return Call(CLAIM, {
         "channel_id": channel_id, "key_name": key_name, "tool_name": tool_name,
         "params": _json(params),
-        "dedup_fields": None if dedup_fields is None else list(dedup_fields),
+        "dedup_fields": _fields(dedup_fields),
         "lease_seconds": lease_seconds,
     }, _claim, conn)
 
@@ -433,6 +433,14 @@ CANCEL_RUN = _sql("cancel_run", "channel_id::text", "reason::text")
 GET_RUN = _sql("get_run", "channel_id::text")
 LIST_RUNS = _sql("list_runs", "queue::text", "status::text", "agent::text", "max_rows::integer")
 QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
+
+
+def _fields(value: Sequence[str] | None) -> list[str] | None:
+    """dedup_fields as a list; a string is refused (InvalidInput), not split into letters."""
+    if isinstance(value, str):
+        raise InvalidInput(f"dedup_fields must be a list of field names, not the string "
+                           f"{value!r}", {"argument": "dedup_fields"})
+    return None if value is None else list(value)
 
 
 def _seconds(value: timedelta | float | None, argument: str) -> int | None:
@@ -985,7 +993,7 @@ def claim_executions(
         "channel_id": channel_id, "key_names": _list(key_names), "tool_names": _list(tool_names),
         "params": _jsons(params),
         "dedup_fields": None if dedup_fields is None else [
-            None if f is None else jsonb(list(f)) for f in dedup_fields],
+            None if f is None else jsonb(_fields(f)) for f in dedup_fields],
         "lease_seconds": lease_seconds,
     }, _claims, conn)
 

@@ -9,6 +9,7 @@ autocommit connection: one statement, one transaction, one round trip.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import os
@@ -27,7 +28,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from actae import _json, _runtime, calls, observe, plans
 from actae._coalesce import Coalescer
 from actae._pool import AsyncParkingPool, ParkingPool
-from actae.errors import ConnectionFailed, map_error
+from actae.errors import ConnectionFailed, InvalidInput, map_error
 from actae.models import Event
 from actae.plans import tools as tool_plans
 
@@ -202,6 +203,29 @@ def _reused_cursor(conn: Any, binary: bool) -> Any:
 
 
 CONNECT_TIMEOUT = 5  # seconds for the first connection, unless the DSN sets connect_timeout
+# watch() registers for three times its poll, and watch_channel takes at most 86 400 seconds.
+_MAX_POLL_SECONDS = 28800
+
+
+def _check_target(dsn: object, pool: object, pool_type: type[Any]) -> None:
+    """A client is given a DSN string or a pool of its own kind (an asyncio pool for
+    ActaeClient, a blocking one for SyncActaeClient), not both: refused at once, not at the
+    first call."""
+    if (dsn is None) == (pool is None):
+        raise ValueError("pass either dsn or pool")
+    if dsn is not None and not isinstance(dsn, str):
+        raise TypeError(f"dsn must be a connection string, got {type(dsn).__name__}")
+    if pool is not None and not isinstance(pool, pool_type):
+        raise TypeError(f"pool must be a psycopg_pool.{pool_type.__name__}, got "
+                        f"{type(pool).__module__}.{type(pool).__name__}")
+
+
+def _check_poll(value: object) -> None:
+    """InvalidInput naming poll_seconds unless it is a number of seconds in (0, 28 800]."""
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not 0 < value <= _MAX_POLL_SECONDS):
+        raise InvalidInput(f"poll_seconds must be a number of seconds above 0 and at most "
+                           f"{_MAX_POLL_SECONDS}, got {value!r}", {"argument": "poll_seconds"})
 
 
 def _probe_kwargs(dsn: str) -> dict[str, Any]:
@@ -233,8 +257,7 @@ class ActaeClient:
         self, dsn: str | None = None, *, pool: AsyncConnectionPool | None = None,
         max_size: int = 10, min_size: int = 1,
     ) -> None:
-        if (dsn is None) == (pool is None):
-            raise ValueError("pass either dsn or pool")
+        _check_target(dsn, pool, AsyncConnectionPool)
         self._owns_pool = pool is None
         self._dsn = dsn or ""
         self.pool = pool or AsyncParkingPool(
@@ -445,8 +468,14 @@ class ActaeClient:
         sees it) or is announced to it, and every read asks for cursors after the last one
         yielded, so no cursor is skipped or repeated. A channel that does not exist yet is
         created empty and waited for. One pooled connection is held while iterating;
-        poll_seconds bounds the wait when no announcement comes.
+        poll_seconds (above 0, at most 28 800) bounds the wait when no announcement comes.
+
+        Each read also reads the last event yielded again: when it is not there as it was,
+        the channel was purged and created again under its id, and the watch goes on with
+        the new channel from its first event (cursors start again at 1). A channel purged
+        and not created again ends the watch with NotFound.
         """
+        _check_poll(poll_seconds)
         register_seconds = max(30, int(poll_seconds * 3))
         async with self.pool.connection() as conn:
             was_autocommit = conn.autocommit
@@ -455,8 +484,10 @@ class ActaeClient:
             try:
                 topic = ""
                 renew_at = 0.0
+                last: Event | None = None  # the last event yielded
+                recreated = False  # the channel was purged and created again under its id
                 while True:
-                    if time.monotonic() >= renew_at:
+                    if time.monotonic() >= renew_at or recreated:
                         registered = await self.run(
                             calls.watch_channel(channel_id, register_seconds, conn=conn))
                         renew_at = time.monotonic() + register_seconds / 3
@@ -465,19 +496,40 @@ class ActaeClient:
                             # it): LISTEN now, before the read below, misses nothing.
                             await conn.execute(
                                 sql.SQL("listen {}").format(sql.Identifier(registered)))
+                            if topic:  # a new channel has a new topic
+                                await conn.execute(
+                                    sql.SQL("unlisten {}").format(sql.Identifier(topic)))
+                                recreated = True
                             topic = registered
-                    async for event in self.iter_events(
-                        channel_id, after_cursor, page_size=page_size, conn=conn
-                    ):
-                        after_cursor = event.cursor
-                        yield event
+                        if recreated:  # the new channel from its start
+                            after_cursor, last, recreated = 0, None, False
+                    while True:  # pages
+                        start = after_cursor - 1 if last is not None else after_cursor
+                        page = await self.run(
+                            calls.list_events(channel_id, start, page_size, conn=conn))
+                        events = page
+                        if last is not None:
+                            if not page or page[0] != last:
+                                recreated = True  # listen to its topic, then read it
+                                break
+                            events = page[1:]
+                        for event in events:
+                            after_cursor, last = event.cursor, event
+                            yield event
+                        if len(page) < page_size:
+                            break
+                    if recreated:
+                        continue
                     async for _ in conn.notifies(timeout=poll_seconds, stop_after=1):
                         pass
-            finally:
-                # Hand the connection back to the pool as it was lent.
-                await conn.execute("unlisten *")
-                if not was_autocommit:
-                    await conn.set_autocommit(False)
+            except BaseException:  # every way out of the loop: GeneratorExit, an error...
+                # Hand the connection back to the pool as it was lent. When the connection
+                # is what failed, the pool drops it, and the caller gets the first error.
+                with contextlib.suppress(psycopg.Error):
+                    await conn.execute("unlisten *")
+                    if not was_autocommit:
+                        await conn.set_autocommit(False)
+                raise
 
 
 class SyncActaeClient:
@@ -488,8 +540,7 @@ class SyncActaeClient:
         self, dsn: str | None = None, *, pool: ConnectionPool | None = None, max_size: int = 10,
         min_size: int = 1,
     ) -> None:
-        if (dsn is None) == (pool is None):
-            raise ValueError("pass either dsn or pool")
+        _check_target(dsn, pool, ConnectionPool)
         self._owns_pool = pool is None
         self._dsn = dsn or ""
         self.pool = pool or ParkingPool(

@@ -53,6 +53,8 @@ due run, which then runs like the others), lets running agents finish for up to
 ``shutdown_grace`` seconds (default 30), then cancels the agents still running without
 recording anything: their leases lapse and another worker reclaims them, as after a crash.
 A run recording its outcome at that moment gets a few seconds more to finish doing so.
+A second stop (SIGTERM, Ctrl-C) while stopping ends the grace at once; an agent that
+ignores its cancellation is left behind (logged), so it cannot hold the process.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ _PREFETCH_PAGE = 10000
 _TOO_LARGE = ("54", "53")
 _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 _RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
+_CANCEL_GRACE = 1.0  # seconds a cancelled task gets to unwind before it is left behind
 
 
 #: The most bytes of a wait_key or an operation_id (SPEC §3a, §7).
@@ -266,10 +269,15 @@ def _same_call(done: Execution, tool_name: str, params: dict[str, Any],
     return done.tool_name == tool_name and done.dedup_fields == fields and same_params
 
 
-def _check_settings(concurrency: object, lease_seconds: object, poll_interval: object) -> None:
+def _check_settings(queue: object, concurrency: object, lease_seconds: object,
+                    poll_interval: object, shutdown_grace: object) -> None:
     """Refuse settings a worker cannot work with (ValueError naming the argument): with no
-    free slot (concurrency below 1) it would never claim, and claim_run refuses a lease
-    outside 1..86400 seconds (every claim would fail and be retried, forever)."""
+    free slot (concurrency below 1) it would never claim, claim_run refuses a queue name
+    outside 1..256 bytes and a lease outside 1..86400 seconds (every claim would fail and be
+    retried, forever), and a grace that is no number of seconds fails the shutdown."""
+    if (not isinstance(queue, str) or not 1 <= len(queue.encode("utf-8", "surrogatepass")) <= 256
+            or "\0" in queue):
+        raise ValueError(f"queue must be 1 to 256 bytes of text, got {queue!r}")
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be an integer of at least 1, got {concurrency!r}")
     if (isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int)
@@ -280,6 +288,10 @@ def _check_settings(concurrency: object, lease_seconds: object, poll_interval: o
             or not 0 < poll_interval < math.inf):
         raise ValueError(
             f"poll_interval must be a positive finite number of seconds, got {poll_interval!r}")
+    if (isinstance(shutdown_grace, bool) or not isinstance(shutdown_grace, int | float)
+            or not 0 <= shutdown_grace < math.inf):
+        raise ValueError("shutdown_grace must be a finite number of seconds, at least 0, got "
+                         f"{shutdown_grace!r}")
 
 
 def _sigint_unhandled() -> bool:
@@ -303,7 +315,7 @@ class Worker:
         shutdown_grace: float = 30.0,
         prefetch: bool = True,
     ) -> None:
-        _check_settings(concurrency, lease_seconds, poll_interval)
+        _check_settings(queue, concurrency, lease_seconds, poll_interval, shutdown_grace)
         if isinstance(client, str):
             self._dsn: str | None = client
             self.client = ActaeClient(client, max_size=concurrency + 2)
@@ -320,6 +332,7 @@ class Worker:
         self.agents: dict[str, Agent] = {}
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
+        self._hurry = asyncio.Event()  # stopped again while stopping: no more grace
         self._tasks: set[asyncio.Task[None]] = set()
         self._agent_tasks: set[asyncio.Task[Any]] = set()  # agents still running
         self._cut = False  # shutting down, past shutdown_grace: no agent starts any more
@@ -345,10 +358,20 @@ class Worker:
 
         return register
 
+    def check(self) -> None:
+        """ValueError naming the setting when this worker cannot run as configured: no
+        agent registered, or a queue, concurrency, lease, poll interval or grace out of range
+        (run_async checks too; the attributes may have been changed since construction)."""
+        if not self.agents:
+            raise ValueError("register at least one agent with @worker.agent(name)")
+        _check_settings(self.queue, self.concurrency, self.lease_seconds, self.poll_interval,
+                        self.shutdown_grace)
+
     def stop(self) -> None:
         """Stop claiming; running agents get ``shutdown_grace`` seconds to finish. Safe to
         call from any thread. It ends the current (or next) run_async only: once that has
-        returned, the Worker can run again."""
+        returned, the Worker can run again. Called again while the worker is stopping, it
+        cuts the grace short: the agents still running are cancelled at once."""
         loop = self._loop
         if loop is not None and loop.is_running():
             loop.call_soon_threadsafe(self._stop_now)
@@ -356,21 +379,40 @@ class Worker:
             self._stop_now()
 
     def _stop_now(self) -> None:
+        if self._stopping.is_set():
+            self._hurry.set()
         self._stopping.set()
         self._wake.set()
 
     def run(self, *, install_signal_handlers: bool = True) -> None:
-        """Blocking entry point: run until SIGTERM/SIGINT (or stop())."""
-        asyncio.run(self.run_async(install_signal_handlers=install_signal_handlers))
+        """Blocking entry point: run until SIGTERM/SIGINT (or stop()). As asyncio.run, but
+        a task that ignores its cancellation (an agent left behind at shutdown) gets
+        _CANCEL_GRACE seconds, not for ever, before the loop is closed."""
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(
+                self.run_async(install_signal_handlers=install_signal_handlers))
+        finally:
+            try:
+                if tasks := asyncio.all_tasks(loop):
+                    for task in tasks:
+                        task.cancel()
+                    loop.run_until_complete(asyncio.wait(tasks, timeout=_CANCEL_GRACE))
+                    for task in tasks:  # what they raised was logged where it mattered
+                        if task.done() and not task.cancelled():
+                            task.exception()
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+            finally:
+                asyncio.set_event_loop(None)
+                loop.close()
 
     async def run_async(self, *, install_signal_handlers: bool = False,
                         until_idle: bool = False) -> None:
         """Claim and execute runs until stop() (or, with until_idle, until nothing is due
         and nothing is running)."""
-        if not self.agents:
-            raise ValueError("register at least one agent with @worker.agent(name)")
-        # Again here: the attributes may have been changed since (actae worker --concurrency).
-        _check_settings(self.concurrency, self.lease_seconds, self.poll_interval)
+        self.check()  # again here: the attributes may have changed (actae worker --queue)
         if self._running:
             raise RuntimeError("this Worker is already running: run_async runs once at a time")
         self._running = True
@@ -382,6 +424,7 @@ class Worker:
             # stop() made before run_async starts is still honoured: it ends that run.
             self._stopping = asyncio.Event()
             self._wake = asyncio.Event()
+            self._hurry = asyncio.Event()
             self._cut = False
             self._loop = None
             self._running = False
@@ -469,27 +512,49 @@ class Worker:
     async def _drain(self) -> None:
         # Until no task is left: a run completing during the grace period may have handed
         # its slot to a run it claimed (_record), which then runs (or is stopped) too.
+        # stop() again while stopping (a second SIGTERM or Ctrl-C) ends the grace at once.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.shutdown_grace
-        while running := {task for task in self._tasks if not task.done()}:
-            if loop.time() < deadline:
-                await asyncio.wait(running, timeout=deadline - loop.time())
-                continue
-            # Past the grace period the agents still running are stopped: they record
-            # nothing, so their leases lapse and another worker reclaims the runs. A run
-            # whose agent has ended is recording its outcome (one statement, which may
-            # already have claimed the next run): it gets _RECORD_GRACE seconds more, so
-            # a completion is not cut off between its commit and its reply. A run claimed
-            # that way is not started (_execute): its lease lapses like the others'.
-            self._cut = True
-            for agent in list(self._agent_tasks):
-                agent.cancel()
-            left = deadline + _RECORD_GRACE - loop.time()
-            _, pending = await asyncio.wait(running, timeout=max(0.0, left))
-            for task in pending:
-                task.cancel()
-            if pending:
-                await asyncio.wait(pending)
+        hurry = asyncio.ensure_future(self._hurry.wait())
+        left_behind: set[asyncio.Task[None]] = set()
+        try:
+            while running := {t for t in self._tasks if not t.done()} - left_behind:
+                if loop.time() < deadline and not hurry.done():
+                    await asyncio.wait({*running, hurry}, timeout=deadline - loop.time(),
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                deadline = min(deadline, loop.time())
+                left_behind |= await self._cut_off(running, deadline)
+        finally:
+            hurry.cancel()
+
+    async def _cut_off(self, running: set[asyncio.Task[None]],
+                       deadline: float) -> set[asyncio.Task[None]]:
+        """Stop the runs still running past the grace period; the tasks that would not stop.
+
+        Their agents are cancelled and record nothing, so their leases lapse and another
+        worker reclaims the runs. A run whose agent has ended is recording its outcome (one
+        statement, which may already have claimed the next run): it gets _RECORD_GRACE
+        seconds more, so a completion is not cut off between its commit and its reply. A
+        run claimed that way is not started (_execute): its lease lapses like the others'.
+        An agent that catches CancelledError and goes on would hold the shutdown for ever:
+        it gets _CANCEL_GRACE seconds more, then is left behind (run() does not wait for
+        it either; its run's lease lapses)."""
+        loop = asyncio.get_running_loop()
+        self._cut = True
+        for agent in list(self._agent_tasks):
+            agent.cancel()
+        left = deadline + _RECORD_GRACE - loop.time()
+        _, pending = await asyncio.wait(running, timeout=max(0.0, left))
+        for task in pending:
+            task.cancel()
+        if not pending:
+            return set()
+        _, stuck = await asyncio.wait(pending, timeout=_CANCEL_GRACE)
+        if stuck:
+            log.warning("%d agent task(s) did not stop when cancelled; leaving them behind",
+                        len(stuck))
+        return stuck
 
     async def _listen(self) -> None:
         """LISTEN on the queue's topic; every notification wakes the claim loop."""

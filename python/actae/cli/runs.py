@@ -102,6 +102,10 @@ def load_worker(target: str) -> Worker:
         raise CommandError(f"cannot load {target}: {exc}", code=2) from exc
     if callable(found) and not isinstance(found, Worker):
         found = _call_factory(target, found)
+        if inspect.iscoroutine(found):
+            found.close()  # never awaited: no warning about it
+            raise CommandError(f"{target} is an async function: give a Worker, or a plain "
+                               "function returning one", code=2)
     if not isinstance(found, Worker):
         raise CommandError(f"{target} is not an actae.Worker", code=2)
     return found
@@ -129,11 +133,18 @@ def _call_factory(target: str, factory: Callable[[], Any]) -> Any:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    if args.dsn is not None:
+        raise CommandError("--dsn does not apply: the worker connects as its module builds "
+                           "it (actae.Worker(dsn, ...), or the client it is given)", code=2)
     worker = load_worker(args.target)
-    if args.queue:
+    if args.queue is not None:
         worker.queue = args.queue
     if args.concurrency is not None:
         worker.concurrency = args.concurrency
+    try:
+        worker.check()
+    except ValueError as exc:
+        raise CommandError(f"{args.target}: {exc}", code=2) from exc
     print(f"actae worker {worker.name}: queue {worker.queue}, agents "
           f"{', '.join(sorted(worker.agents))}, concurrency {worker.concurrency}",
           file=sys.stderr, flush=True)

@@ -255,3 +255,24 @@ def test_langgraph_setup_migrates_the_database_the_pool_reaches(dsn: str) -> Non
                 row = check.execute("select to_regproc('actae.claim_execution') is not null"
                                     ).fetchone()
             assert row == (True,), saver_class
+
+
+def test_a_client_is_refused_a_pool_of_the_other_kind_or_a_dsn_that_is_no_string(
+    dsn: str
+) -> None:
+    sync_pool = ConnectionPool(dsn, min_size=1, max_size=1, open=False)
+    async_pool = AsyncConnectionPool(dsn, min_size=1, max_size=1, open=False)
+    with pytest.raises(TypeError, match="^pool must be a psycopg_pool.AsyncConnectionPool, "
+                       "got psycopg_pool.pool.ConnectionPool"):
+        ActaeClient(pool=sync_pool)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="^pool must be a psycopg_pool.ConnectionPool, got "
+                       "psycopg_pool.pool_async.AsyncConnectionPool"):
+        SyncActaeClient(pool=async_pool)  # type: ignore[arg-type]
+    for client in (ActaeClient, SyncActaeClient):
+        with pytest.raises(TypeError, match="^dsn must be a connection string, got int"):
+            client(123)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="^pass either dsn or pool"):
+            client()
+    # Each of its own kind (a NullConnectionPool is one) is taken.
+    ActaeClient(pool=async_pool)
+    SyncActaeClient(pool=sync_pool)

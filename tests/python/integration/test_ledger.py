@@ -26,6 +26,7 @@ from actae import (
     InvalidInput,
     LeaseLost,
     NotFound,
+    SyncActaeClient,
     VersionConflict,
 )
 from tests.python.support.helpers import (
@@ -635,3 +636,28 @@ def test_result_and_error_limits(dsn: str, unique: Callable[..., str]) -> None:
         assert status.value.detail["argument"] == "status"
 
     with_client(dsn, body)
+
+
+def test_dedup_fields_given_as_one_string_is_refused_not_split_into_letters(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("dedup-str")
+
+    async def body(client: ActaeClient) -> None:
+        for call in (
+            claim(client, channel, dedup_fields="order_id"),
+            client.claim_executions(channel, ["a"], ["t"], [PARAMS], ["order_id"]),
+        ):
+            with pytest.raises(InvalidInput, match="^dedup_fields must be a list of field"
+                               " names, not the string 'order_id'") as refused:
+                await call
+            assert refused.value.detail == {"argument": "dedup_fields"}
+        assert [c.status for c in await client.claim_executions(
+            channel, ["a"], ["t"], [PARAMS], [["order_id"]])] == ["claimed"]
+
+    with_client(dsn, body)
+    with SyncActaeClient(dsn) as client, pytest.raises(InvalidInput, match="^dedup_fields"):
+        client.claim_execution(channel, "k", "t", PARAMS, "order_id")  # type: ignore[arg-type]
+    with psycopg.connect(dsn) as conn:  # nothing but the one good claim was written
+        assert conn.execute("select key_name from actae.executions where channel_id = %s",
+                            (channel,)).fetchall() == [("a",)]

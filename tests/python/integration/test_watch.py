@@ -13,11 +13,12 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import aclosing
+from typing import Any
 
 import psycopg
 import pytest
 
-from actae import ActaeClient, SyncActaeClient
+from actae import ActaeClient, InvalidInput, SyncActaeClient
 from tests.python.support.helpers import run
 
 POLL = 60.0  # longer than the test's time bound: progress must come from NOTIFY
@@ -148,3 +149,76 @@ def test_watch_follows_transitions_and_releases_its_connection(
     got, listening = run(main(), timeout=20)
     assert got == [(1, "start"), (2, "moved"), (3, "noted")]
     assert listening == 0
+
+
+def test_watch_follows_a_channel_purged_and_created_again_from_its_start(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+
+    async def main() -> list[tuple[int, str, Any]]:
+        async with ActaeClient(dsn, max_size=1) as client, ActaeClient(dsn) as writer:
+            for i in range(3):
+                await writer.record_event(channel, "old", {"i": i})
+            got: list[tuple[int, str, Any]] = []
+            stream = client.watch(channel, poll_seconds=0.2)
+            async with aclosing(stream):
+                async for event in stream:
+                    got.append((event.cursor, event.event_type, event.payload))
+                    if event.cursor == 3 and event.event_type == "old":
+                        # Purged and created again before the watcher reads again.
+                        await writer.close_channel(channel)
+                        while (await writer.purge("0 seconds")).more:
+                            pass
+                        for i in range(5):
+                            await writer.record_event(channel, "new", {"i": i})
+                    if event.event_type == "new" and event.cursor == 5:
+                        break
+            return got
+
+    got = run(main(), timeout=30)
+    assert got == [(n + 1, "old", {"i": n}) for n in range(3)] + [
+        (n + 1, "new", {"i": n}) for n in range(5)]
+
+
+@pytest.mark.parametrize("poll", [0, -1, float("nan"), float("inf"), 28801, "5", True])
+def test_watch_refuses_a_poll_that_is_no_number_of_seconds(
+    dsn: str, unique: Callable[..., str], poll: Any
+) -> None:
+    channel = unique("never-created")
+
+    async def main() -> None:
+        async with ActaeClient(dsn, max_size=1) as client:
+            with pytest.raises(InvalidInput, match="^poll_seconds must be") as refused:
+                await anext(client.watch(channel, poll_seconds=poll))
+            assert refused.value.detail == {"argument": "poll_seconds"}
+
+    run(main(), timeout=20)
+    with psycopg.connect(dsn) as conn:  # refused before anything was written
+        assert conn.execute("select count(*) from actae.channels where channel_id = %s",
+                            (channel,)).fetchone() == (0,)
+
+
+def test_watch_raises_the_error_that_ended_it_not_its_clean_up(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+
+    async def main() -> BaseException:
+        async with ActaeClient(dsn, max_size=1) as client, ActaeClient(dsn) as writer:
+            await writer.record_event(channel, "start", {})
+            async with client.pool.connection() as conn:  # the pool's one connection
+                pid = (await (await conn.execute("select pg_backend_pid()")).fetchall())[0][0]
+            stream = client.watch(channel, poll_seconds=POLL)
+            async with aclosing(stream):
+                try:
+                    async for _ in stream:  # the first event: the watcher then waits
+                        with psycopg.connect(dsn, autocommit=True) as admin:
+                            admin.execute("select pg_terminate_backend(%s)", (pid,))
+                except psycopg.OperationalError as exc:
+                    return exc
+            raise AssertionError("the watch ended without an error")
+
+    error = run(main(), timeout=30)
+    assert "the connection is closed" not in str(error), error  # the clean-up's error
+    assert "terminat" in str(error) or "closed the connection" in str(error), error

@@ -1,7 +1,11 @@
 """Worker settings a worker cannot work with are refused, naming the argument: concurrency
-below 1 (it would never claim), lease_seconds outside 1..86400 (claim_run refuses it),
-poll_interval not a positive finite number of seconds. `actae worker --concurrency` refuses
-the same with an argparse error (exit status 2) before loading anything."""
+below 1 (it would never claim), lease_seconds outside 1..86400 and a queue outside 1..256
+bytes (claim_run refuses them), poll_interval not a positive finite number of seconds,
+shutdown_grace not a finite number of seconds >= 0. `actae worker --concurrency` refuses
+the same with an argparse error (exit status 2) before loading anything, and every other
+setting a worker cannot run with in one line, exit status 2, before it starts. A second
+SIGTERM cuts the grace short, and an agent that ignores its cancellation does not hold the
+worker's exit."""
 
 from __future__ import annotations
 
@@ -33,19 +37,28 @@ from actae import Run, SyncActaeClient, Worker
     ({"poll_interval": -0.5}, "poll_interval"),
     ({"poll_interval": float("nan")}, "poll_interval"),
     ({"poll_interval": float("inf")}, "poll_interval"),
-], ids=lambda v: repr(v))
+    ({"shutdown_grace": -1}, "shutdown_grace"),
+    ({"shutdown_grace": "30s"}, "shutdown_grace"),
+    ({"shutdown_grace": None}, "shutdown_grace"),
+    ({"shutdown_grace": float("nan")}, "shutdown_grace"),
+    ({"queue": ""}, "queue"),
+    ({"queue": "q" * 257}, "queue"),
+    ({"queue": "\u00e9" * 129}, "queue"),
+    ({"queue": None}, "queue"),
+], ids=lambda v: repr(v)[:40])
 def test_a_setting_a_worker_cannot_work_with_is_refused(dsn: str, kwargs: dict[str, Any],
                                                         argument: str) -> None:
     with pytest.raises(ValueError, match=f"^{argument} must be"):
-        Worker(dsn, queue="q", **kwargs)
+        Worker(dsn, **{"queue": "q", **kwargs})
 
 
 def test_the_bounds_themselves_are_accepted(dsn: str) -> None:
     bounds: list[dict[str, Any]] = [{"concurrency": 1}, {"lease_seconds": 1},
                                      {"lease_seconds": 86400}, {"poll_interval": 0.01},
-                                     {"poll_interval": 5}]
+                                     {"poll_interval": 5}, {"shutdown_grace": 0},
+                                     {"queue": "q" * 256}, {"queue": "\u00e9" * 128}]
     for kwargs in bounds:
-        Worker(dsn, queue="q", **kwargs)
+        Worker(dsn, **{"queue": "q", **kwargs})
 
 
 def test_a_setting_changed_after_construction_is_refused_when_the_worker_runs(
@@ -66,9 +79,17 @@ def test_a_setting_changed_after_construction_is_refused_when_the_worker_runs(
 
 def _module(tmp_path: Path, queue: str) -> dict[str, str]:
     (tmp_path / "settings_agents.py").write_text(
-        "import os\nfrom actae import Worker\n"
-        f"worker = Worker(os.environ['ACTAE_DSN'], queue={queue!r}, poll_interval=0.1)\n"
-        "@worker.agent('echo')\nasync def echo(run):\n    return run.input\n")
+        "import asyncio, os\nfrom actae import Worker\n"
+        f"worker = Worker(os.environ['ACTAE_DSN'], queue={queue!r}, poll_interval=0.1,\n"
+        "                shutdown_grace=float(os.environ.get('GRACE', '30')))\n"
+        "@worker.agent('echo')\nasync def echo(run):\n    return run.input\n"
+        "@worker.agent('slow')\nasync def slow(run):\n    await asyncio.sleep(600)\n"
+        "@worker.agent('stubborn')\nasync def stubborn(run):\n"
+        "    print('stubborn started', flush=True)\n"
+        "    while True:\n        try:\n            await asyncio.sleep(600)\n"
+        "        except asyncio.CancelledError:\n            pass\n"
+        "empty = Worker(os.environ['ACTAE_DSN'], queue='q')\n"
+        "async def factory():\n    return worker\n")
     return {**os.environ,
             "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
 
@@ -105,4 +126,82 @@ def test_the_cli_applies_a_valid_concurrency(dsn: str, unique: Callable[..., str
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "agents echo, concurrency 3" in err
+    assert "agents echo, slow, stubborn, concurrency 3" in err
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["settings_agents:worker", "--queue", ""], "settings_agents:worker: queue must be 1 to 256"),
+    (["settings_agents:worker", "--queue", "q" * 257],
+     "settings_agents:worker: queue must be 1 to 256 bytes"),
+    (["settings_agents:empty"], "settings_agents:empty: register at least one agent"),
+    (["settings_agents:factory"], "settings_agents:factory is an async function"),
+    (["--dsn", "host=/nonexistent", "settings_agents:worker"], "--dsn does not apply"),
+], ids=["empty queue", "long queue", "no agents", "async factory", "dsn"])
+def test_the_cli_refuses_a_worker_that_cannot_run_in_one_line(
+    dsn: str, unique: Callable[..., str], tmp_path: Path, args: list[str], message: str
+) -> None:
+    env = {**_module(tmp_path, unique("q")), "ACTAE_DSN": dsn}
+    where = 1 if args[0] == "--dsn" else 0  # --dsn is the command line's, before the command
+    argv = [*args[:where * 2], "worker", *args[where * 2:]]
+    done = subprocess.run([sys.executable, "-W", "error", "-m", "actae", *argv], env=env,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"actae worker: {message}"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # no traceback, no warning
+
+
+def _worker_process(tmp_path: Path, dsn: str, queue: str, grace: str) -> subprocess.Popen[str]:
+    env = {**_module(tmp_path, queue), "ACTAE_DSN": dsn, "GRACE": grace}
+    return subprocess.Popen([sys.executable, "-m", "actae", "worker", "settings_agents:worker"],
+                            env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _wait_running(client: SyncActaeClient, channel: str) -> None:
+    deadline = time.monotonic() + 30
+    while client.get_run(channel).status != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_second_sigterm_ends_the_grace_at_once(dsn: str, unique: Callable[..., str],
+                                                 tmp_path: Path) -> None:
+    queue, channel = unique("q"), unique("run")
+    proc = _worker_process(tmp_path, dsn, queue, grace="120")
+    try:
+        with SyncActaeClient(dsn) as client:
+            client.start_run(channel, "slow", None, queue)
+            _wait_running(client, channel)
+            proc.send_signal(signal.SIGTERM)
+            time.sleep(1.0)
+            assert proc.poll() is None  # the first one waits for the agent (grace 120 s)
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+            took = time.monotonic() - started
+            assert client.get_run(channel).status == "running"  # cut: its lease lapses
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert took < 20, took  # well inside the 120 s grace
+    assert "'abandoned': 1" in err, err
+
+
+def test_an_agent_that_ignores_its_cancellation_does_not_hold_the_exit(
+    dsn: str, unique: Callable[..., str], tmp_path: Path
+) -> None:
+    queue, channel = unique("q"), unique("run")
+    proc = _worker_process(tmp_path, dsn, queue, grace="0.5")
+    try:
+        with SyncActaeClient(dsn) as client:
+            client.start_run(channel, "stubborn", None, queue)
+            _wait_running(client, channel)
+        assert proc.stdout is not None and proc.stdout.readline() == "stubborn started\n"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)  # before: never (SIGKILL was needed)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert "did not stop when cancelled; leaving them behind" in err, (out, err)
