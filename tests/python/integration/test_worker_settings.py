@@ -157,46 +157,51 @@ def _worker_process(tmp_path: Path, dsn: str, queue: str, grace: str) -> subproc
                             stderr=subprocess.PIPE, text=True)
 
 
-def _wait_running(client: SyncActaeClient, channel: str) -> None:
-    deadline = time.monotonic() + 30
-    while client.get_run(channel).status != "running":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+def _worker_running(tmp_path: Path, dsn: str, unique: Callable[..., str], agent: str,
+                    grace: str) -> tuple[subprocess.Popen[str], str]:
+    """A worker process (shutdown_grace = grace) running one run of agent; its channel."""
+    queue, channel = unique("q"), unique("run")
+    proc = _worker_process(tmp_path, dsn, queue, grace)
+    try:
+        with SyncActaeClient(dsn) as client:
+            client.start_run(channel, agent, None, queue)
+            deadline = time.monotonic() + 30
+            while client.get_run(channel).status != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc, channel
 
 
 def test_a_second_sigterm_ends_the_grace_at_once(dsn: str, unique: Callable[..., str],
                                                  tmp_path: Path) -> None:
-    queue, channel = unique("q"), unique("run")
-    proc = _worker_process(tmp_path, dsn, queue, grace="120")
+    proc, channel = _worker_running(tmp_path, dsn, unique, "slow", grace="120")
     try:
-        with SyncActaeClient(dsn) as client:
-            client.start_run(channel, "slow", None, queue)
-            _wait_running(client, channel)
-            proc.send_signal(signal.SIGTERM)
-            time.sleep(1.0)
-            assert proc.poll() is None  # the first one waits for the agent (grace 120 s)
-            started = time.monotonic()
-            proc.send_signal(signal.SIGTERM)
-            _, err = proc.communicate(timeout=30)
-            took = time.monotonic() - started
-            assert client.get_run(channel).status == "running"  # cut: its lease lapses
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1.0)
+        assert proc.poll() is None  # the first one waits for the agent (grace 120 s)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - started
     finally:
         proc.kill()
         proc.communicate()
     assert proc.returncode == 0, err
     assert took < 20, took  # well inside the 120 s grace
     assert "'abandoned': 1" in err, err
+    with SyncActaeClient(dsn) as client:
+        assert client.get_run(channel).status == "running"  # cut: its lease lapses
 
 
 def test_an_agent_that_ignores_its_cancellation_does_not_hold_the_exit(
     dsn: str, unique: Callable[..., str], tmp_path: Path
 ) -> None:
-    queue, channel = unique("q"), unique("run")
-    proc = _worker_process(tmp_path, dsn, queue, grace="0.5")
+    proc, _ = _worker_running(tmp_path, dsn, unique, "stubborn", grace="0.5")
     try:
-        with SyncActaeClient(dsn) as client:
-            client.start_run(channel, "stubborn", None, queue)
-            _wait_running(client, channel)
         assert proc.stdout is not None and proc.stdout.readline() == "stubborn started\n"
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)  # before: never (SIGKILL was needed)
