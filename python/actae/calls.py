@@ -151,7 +151,7 @@ def claim_execution(
     return Call(CLAIM, {
         "channel_id": channel_id, "key_name": key_name, "tool_name": tool_name,
         "params": _json(params),
-        "dedup_fields": _fields(dedup_fields),
+        "dedup_fields": field_names(dedup_fields),
         "lease_seconds": lease_seconds,
     }, _claim, conn)
 
@@ -306,6 +306,26 @@ def list_events(
     }, _many(Event), conn)
 
 
+# One statement, so one snapshot: a page of events and the channel's topic as of that page.
+# A page of a channel purged and created again under its id is known as such (another
+# topic) before any of its events is used.
+WATCH_PAGE: LiteralString = (
+    "select (select actae.channel_topic(%(channel_id)s::text)) as topic, e.* from ("
+    + LIST_EVENTS + ") as e"
+)
+
+
+def watch_page(
+    channel_id: str, after_cursor: int, max_events: int, *, conn: Any = None
+) -> Call[tuple[str | None, list[Event]]]:
+    """list_events with the channel's topic as of the page (None for an empty page): what
+    ActaeClient.watch reads."""
+    return Call(WATCH_PAGE, {
+        "channel_id": channel_id, "after_cursor": after_cursor, "max_events": max_events,
+    }, lambda rows: (rows[0]["topic"] if rows else None,
+                     [Event.model_validate(r) for r in rows]), conn)
+
+
 def get_state(
     channel_id: str,
     version: int | None = None,
@@ -435,8 +455,9 @@ LIST_RUNS = _sql("list_runs", "queue::text", "status::text", "agent::text", "max
 QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
 
 
-def _fields(value: Sequence[str] | None) -> list[str] | None:
-    """dedup_fields as a list; a string is refused (InvalidInput), not split into letters."""
+def field_names(value: Sequence[str] | None) -> list[str] | None:
+    """dedup_fields as a list; a string is refused (InvalidInput), not split into letters
+    (the integrations check theirs with it too)."""
     if isinstance(value, str):
         raise InvalidInput(f"dedup_fields must be a list of field names, not the string "
                            f"{value!r}", {"argument": "dedup_fields"})
@@ -993,7 +1014,7 @@ def claim_executions(
         "channel_id": channel_id, "key_names": _list(key_names), "tool_names": _list(tool_names),
         "params": _jsons(params),
         "dedup_fields": None if dedup_fields is None else [
-            None if f is None else jsonb(_fields(f)) for f in dedup_fields],
+            None if f is None else jsonb(field_names(f)) for f in dedup_fields],
         "lease_seconds": lease_seconds,
     }, _claims, conn)
 

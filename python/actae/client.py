@@ -28,7 +28,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from actae import _json, _runtime, calls, observe, plans
 from actae._coalesce import Coalescer
 from actae._pool import AsyncParkingPool, ParkingPool
-from actae.errors import ConnectionFailed, InvalidInput, map_error
+from actae.errors import ConnectionFailed, InvalidInput, NotFound, map_error
 from actae.models import Event
 from actae.plans import tools as tool_plans
 
@@ -470,10 +470,11 @@ class ActaeClient:
         created empty and waited for. One pooled connection is held while iterating;
         poll_seconds (above 0, at most 28 800) bounds the wait when no announcement comes.
 
-        Each read also reads the last event yielded again: when it is not there as it was,
-        the channel was purged and created again under its id, and the watch goes on with
-        the new channel from its first event (cursors start again at 1). A channel purged
-        and not created again ends the watch with NotFound.
+        A channel purged while it is watched is watched again under its id, as a new one:
+        each page is read with the channel's topic in one statement, and a page of another
+        topic (a channel created again has a new one), or a channel found gone, makes the
+        watcher register again and read the channel from its first event (cursors start
+        again at 1), nothing of it yielded before.
         """
         _check_poll(poll_seconds)
         register_seconds = max(30, int(poll_seconds * 3))
@@ -484,10 +485,8 @@ class ActaeClient:
             try:
                 topic = ""
                 renew_at = 0.0
-                last: Event | None = None  # the last event yielded
-                recreated = False  # the channel was purged and created again under its id
                 while True:
-                    if time.monotonic() >= renew_at or recreated:
+                    if time.monotonic() >= renew_at:
                         registered = await self.run(
                             calls.watch_channel(channel_id, register_seconds, conn=conn))
                         renew_at = time.monotonic() + register_seconds / 3
@@ -496,29 +495,26 @@ class ActaeClient:
                             # it): LISTEN now, before the read below, misses nothing.
                             await conn.execute(
                                 sql.SQL("listen {}").format(sql.Identifier(registered)))
-                            if topic:  # a new channel has a new topic
+                            if topic:  # a new channel under the id: from its start
                                 await conn.execute(
                                     sql.SQL("unlisten {}").format(sql.Identifier(topic)))
-                                recreated = True
+                                after_cursor = 0
                             topic = registered
-                        if recreated:  # the new channel from its start
-                            after_cursor, last, recreated = 0, None, False
-                    while True:  # pages
-                        start = after_cursor - 1 if last is not None else after_cursor
-                        page = await self.run(
-                            calls.list_events(channel_id, start, page_size, conn=conn))
-                        events = page
-                        if last is not None:
-                            if not page or page[0] != last:
-                                recreated = True  # listen to its topic, then read it
+                    try:
+                        while True:  # the pages of one read
+                            page_topic, page = await self.run(calls.watch_page(
+                                channel_id, after_cursor, page_size, conn=conn))
+                            if page and page_topic != topic:
+                                renew_at = 0.0  # another channel now: register again
                                 break
-                            events = page[1:]
-                        for event in events:
-                            after_cursor, last = event.cursor, event
-                            yield event
-                        if len(page) < page_size:
-                            break
-                    if recreated:
+                            for event in page:
+                                after_cursor = event.cursor
+                                yield event
+                            if len(page) < page_size:
+                                break
+                    except NotFound:
+                        renew_at = 0.0  # purged: register again, which creates it anew
+                    if renew_at == 0.0:
                         continue
                     async for _ in conn.notifies(timeout=poll_seconds, stop_after=1):
                         pass

@@ -708,5 +708,5 @@ def durable_tool(
         name=tool.name, description=tool.description, args_schema=tool.args_schema,
         inner=tool, client=inner_client, lease_seconds=lease_seconds,
         loop=client.loop if isinstance(client, AsyncActaeSaver) else None,
-        dedup_fields=None if dedup_fields is None else list(dedup_fields),
+        dedup_fields=calls.field_names(dedup_fields),
     )

@@ -63,6 +63,7 @@ from openai.types.responses import (
 from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
+from actae import calls
 from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
 from actae.context import ToolContext
@@ -111,7 +112,8 @@ class ActaeRun:
     ) -> None:
         self.client = client
         self.run_id = run_id
-        self.dedup_fields = dict(dedup_fields or {})
+        self.dedup_fields: dict[str, list[str] | None] = {
+            name: calls.field_names(fields) for name, fields in (dedup_fields or {}).items()}
         self.lease_seconds = lease_seconds
         self.turn = 0
         self._recorded: dict[str, Any] | None = None

@@ -69,6 +69,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_core import to_jsonable_python
 
+from actae import calls
 from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
 from actae.context import ToolContext
@@ -195,6 +196,10 @@ class ActaeDurability(AbstractCapability[Any]):
     record_model_turns: bool = True
     _recorded: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
+    def __post_init__(self) -> None:
+        for fields in self.dedup_fields.values():
+            calls.field_names(fields)  # a string is refused here, not split into letters
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         return None
@@ -245,7 +250,7 @@ class ActaeDurability(AbstractCapability[Any]):
     def _tool_settings(self, tool_def: ToolDefinition) -> dict[str, Any]:
         settings = _tool_metadata(tool_def)
         if "dedup_fields" not in settings and tool_def.name in self.dedup_fields:
-            settings["dedup_fields"] = list(self.dedup_fields[tool_def.name])
+            settings["dedup_fields"] = calls.field_names(self.dedup_fields[tool_def.name])
         return settings
 
     async def wrap_tool_execute(

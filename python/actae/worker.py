@@ -53,8 +53,9 @@ due run, which then runs like the others), lets running agents finish for up to
 ``shutdown_grace`` seconds (default 30), then cancels the agents still running without
 recording anything: their leases lapse and another worker reclaims them, as after a crash.
 A run recording its outcome at that moment gets a few seconds more to finish doing so.
-A second stop (SIGTERM, Ctrl-C) while stopping ends the grace at once; an agent that
-ignores its cancellation is left behind (logged), so it cannot hold the process.
+The same signal again (or stop() again) ends the grace at once, a SIGINT and a SIGTERM
+together are one stop, and an agent that ignores its cancellation is left behind (logged),
+so it cannot hold the process.
 """
 
 from __future__ import annotations
@@ -275,8 +276,11 @@ def _check_settings(queue: object, concurrency: object, lease_seconds: object,
     free slot (concurrency below 1) it would never claim, claim_run refuses a queue name
     outside 1..256 bytes and a lease outside 1..86400 seconds (every claim would fail and be
     retried, forever), and a grace that is no number of seconds fails the shutdown."""
-    if (not isinstance(queue, str) or not 1 <= len(queue.encode("utf-8", "surrogatepass")) <= 256
-            or "\0" in queue):
+    try:
+        size = len(queue.encode()) if isinstance(queue, str) and "\0" not in queue else 0
+    except UnicodeEncodeError:  # a lone surrogate: no text PostgreSQL can take
+        size = 0
+    if not 1 <= size <= 256:
         raise ValueError(f"queue must be 1 to 256 bytes of text, got {queue!r}")
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be an integer of at least 1, got {concurrency!r}")
@@ -333,6 +337,7 @@ class Worker:
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._hurry = asyncio.Event()  # stopped again while stopping: no more grace
+        self._signals: set[int] = set()  # the signals that have asked this run to stop
         self._tasks: set[asyncio.Task[None]] = set()
         self._agent_tasks: set[asyncio.Task[Any]] = set()  # agents still running
         self._cut = False  # shutting down, past shutdown_grace: no agent starts any more
@@ -371,7 +376,8 @@ class Worker:
         """Stop claiming; running agents get ``shutdown_grace`` seconds to finish. Safe to
         call from any thread. It ends the current (or next) run_async only: once that has
         returned, the Worker can run again. Called again while the worker is stopping, it
-        cuts the grace short: the agents still running are cancelled at once."""
+        cuts the grace short: the agents still running are cancelled at once (runs
+        recording their outcome get a few seconds more)."""
         loop = self._loop
         if loop is not None and loop.is_running():
             loop.call_soon_threadsafe(self._stop_now)
@@ -384,16 +390,39 @@ class Worker:
         self._stopping.set()
         self._wake.set()
 
+    def _signalled(self, signum: int) -> None:
+        """SIGTERM/SIGINT: stop; the same signal again ends the grace (stop() twice). One
+        of each is one stop: a supervisor that answers a Ctrl-C (SIGINT to the terminal's
+        whole process group) with a SIGTERM of its own sends the pair at once."""
+        name = signal.Signals(signum).name
+        if signum in self._signals:
+            log.warning("%s again: stopping the running agents now", name)
+            self._stop_now()
+        elif not self._stopping.is_set():
+            self._signals.add(signum)
+            log.warning("%s: stopping; running agents get %s s to finish (%s again stops "
+                        "them now)", name, self.shutdown_grace, name)
+            self._stop_now()
+        else:
+            self._signals.add(signum)
+
     def run(self, *, install_signal_handlers: bool = True) -> None:
-        """Blocking entry point: run until SIGTERM/SIGINT (or stop()). As asyncio.run, but
-        a task that ignores its cancellation (an agent left behind at shutdown) gets
-        _CANCEL_GRACE seconds, not for ever, before the loop is closed."""
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
+        """Blocking entry point: run until SIGTERM/SIGINT (or stop()). As asyncio.run (the
+        same loop set-up and Ctrl-C handling), but a task that ignores its cancellation (an
+        agent left behind at shutdown) gets _CANCEL_GRACE seconds, not for ever, before the
+        loop is closed."""
         try:
-            loop.run_until_complete(
-                self.run_async(install_signal_handlers=install_signal_handlers))
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError("Worker.run() cannot be called from a running event loop: "
+                               "await worker.run_async() there")
+        runner = asyncio.Runner()  # not closed by itself: Runner.close waits for every task
+        try:
+            runner.run(self.run_async(install_signal_handlers=install_signal_handlers))
         finally:
+            loop = runner.get_loop()
             try:
                 if tasks := asyncio.all_tasks(loop):
                     for task in tasks:
@@ -425,6 +454,7 @@ class Worker:
             self._stopping = asyncio.Event()
             self._wake = asyncio.Event()
             self._hurry = asyncio.Event()
+            self._signals = set()
             self._cut = False
             self._loop = None
             self._running = False
@@ -434,7 +464,7 @@ class Worker:
         self._loop = loop
         if install_signal_handlers:
             for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, self.stop)
+                loop.add_signal_handler(sig, self._signalled, int(sig))
         owns_client = self._dsn is not None or self.client.pool.closed
         if owns_client:
             await self.client.open()
@@ -554,6 +584,7 @@ class Worker:
         if stuck:
             log.warning("%d agent task(s) did not stop when cancelled; leaving them behind",
                         len(stuck))
+            self.stats["abandoned"] += len(stuck)
         return stuck
 
     async def _listen(self) -> None:

@@ -661,3 +661,28 @@ def test_dedup_fields_given_as_one_string_is_refused_not_split_into_letters(
     with psycopg.connect(dsn) as conn:  # nothing but the one good claim was written
         assert conn.execute("select key_name from actae.executions where channel_id = %s",
                             (channel,)).fetchall() == [("a",)]
+
+
+def test_the_integrations_refuse_dedup_fields_given_as_one_string(dsn: str) -> None:
+    from langchain_core.tools import tool
+
+    from actae.langgraph import durable_tool
+    from actae.openai_agents import ActaeRun
+    from actae.pydantic_ai import ActaeDurability
+
+    @tool
+    def charge(order_id: str) -> str:
+        """Charge an order."""
+        return order_id
+
+    client = ActaeClient(dsn)  # never opened: refused before any call
+    with pytest.raises(InvalidInput, match="^dedup_fields must be a list"):
+        durable_tool(charge, client, dedup_fields="order_id")
+    with pytest.raises(InvalidInput, match="^dedup_fields must be a list"):
+        ActaeDurability(client, dedup_fields={"charge": "order_id"})
+    with pytest.raises(InvalidInput, match="^dedup_fields must be a list"):
+        ActaeRun(client, "run-1", dedup_fields={"charge": "order_id"})
+    # Lists (and None) are taken as they were.
+    assert durable_tool(charge, client, dedup_fields=("order_id",)).dedup_fields == ["order_id"]
+    assert ActaeRun(client, "run-1", dedup_fields={"charge": ["order_id"]}).dedup_fields == {
+        "charge": ["order_id"]}

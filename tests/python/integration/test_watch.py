@@ -222,3 +222,54 @@ def test_watch_raises_the_error_that_ended_it_not_its_clean_up(
     error = run(main(), timeout=30)
     assert "the connection is closed" not in str(error), error  # the clean-up's error
     assert "terminat" in str(error) or "closed the connection" in str(error), error
+
+
+def test_watch_resumed_at_the_head_of_a_channel_purged_and_created_again(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+
+    async def main() -> list[tuple[int, str]]:
+        async with ActaeClient(dsn, max_size=1) as client, ActaeClient(dsn) as writer:
+            for _ in range(2):
+                await writer.record_event(channel, "old", {})
+            got: list[tuple[int, str]] = []
+            stream = client.watch(channel, after_cursor=2, poll_seconds=0.2)
+            async with aclosing(stream):
+                waiting = asyncio.ensure_future(anext(stream))
+                await asyncio.sleep(0.5)  # registered and read: nothing after cursor 2
+                await writer.close_channel(channel)
+                while (await writer.purge("0 seconds")).more:
+                    pass
+                for _ in range(3):
+                    await writer.record_event(channel, "new", {})
+                event = await waiting
+                got.append((event.cursor, event.event_type))
+                while len(got) < 3:
+                    event = await anext(stream)
+                    got.append((event.cursor, event.event_type))
+            return got
+
+    # The new channel from its start: not its cursor 3 as if it went on from the old one.
+    assert run(main(), timeout=30) == [(1, "new"), (2, "new"), (3, "new")]
+
+
+def test_watch_with_pages_of_one_event(dsn: str, unique: Callable[..., str]) -> None:
+    channel = unique("run")
+
+    async def main() -> list[int]:
+        async with ActaeClient(dsn, max_size=1) as client, ActaeClient(dsn) as writer:
+            for i in range(3):
+                await writer.record_event(channel, "e", {"i": i})
+            seen: list[int] = []
+            stream = client.watch(channel, page_size=1, poll_seconds=POLL)
+            async with aclosing(stream):
+                async for event in stream:
+                    seen.append(event.cursor)
+                    if event.cursor == 2:
+                        await writer.record_event(channel, "e", {"i": 3})
+                    if event.cursor == 4:
+                        break
+            return seen
+
+    assert run(main(), timeout=20) == [1, 2, 3, 4]

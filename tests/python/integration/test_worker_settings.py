@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,7 @@ from actae import Run, SyncActaeClient, Worker
     ({"queue": "q" * 257}, "queue"),
     ({"queue": "\u00e9" * 129}, "queue"),
     ({"queue": None}, "queue"),
+    ({"queue": "jobs-\udcff"}, "queue"),
 ], ids=lambda v: repr(v)[:40])
 def test_a_setting_a_worker_cannot_work_with_is_refused(dsn: str, kwargs: dict[str, Any],
                                                         argument: str) -> None:
@@ -84,6 +86,7 @@ def _module(tmp_path: Path, queue: str) -> dict[str, str]:
         "                shutdown_grace=float(os.environ.get('GRACE', '30')))\n"
         "@worker.agent('echo')\nasync def echo(run):\n    return run.input\n"
         "@worker.agent('slow')\nasync def slow(run):\n    await asyncio.sleep(600)\n"
+        "@worker.agent('nap')\nasync def nap(run):\n    await asyncio.sleep(1.5)\n"
         "@worker.agent('stubborn')\nasync def stubborn(run):\n"
         "    print('stubborn started', flush=True)\n"
         "    while True:\n        try:\n            await asyncio.sleep(600)\n"
@@ -126,7 +129,7 @@ def test_the_cli_applies_a_valid_concurrency(dsn: str, unique: Callable[..., str
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "agents echo, slow, stubborn, concurrency 3" in err
+    assert "agents echo, nap, slow, stubborn, concurrency 3" in err
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -210,3 +213,69 @@ def test_an_agent_that_ignores_its_cancellation_does_not_hold_the_exit(
         proc.communicate()
     assert proc.returncode == 0, err
     assert "did not stop when cancelled; leaving them behind" in err, (out, err)
+
+
+def test_a_ctrl_c_and_a_sigterm_together_are_one_stop(dsn: str, unique: Callable[..., str],
+                                                      tmp_path: Path) -> None:
+    """What a supervisor in the terminal's process group sends on one Ctrl-C: the grace
+    still applies (only the same signal again ends it)."""
+    proc, channel = _worker_running(tmp_path, dsn, unique, "nap", grace="30")
+    try:
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert "'completed': 1" in err, err
+    assert ": stopping; running agents get 30.0 s to finish" in err, err
+    assert "again: stopping the running agents now" not in err, err
+    with SyncActaeClient(dsn) as client:
+        assert client.get_run(channel).status == "completed"
+
+
+def test_an_agents_own_keyboard_interrupt_is_its_failure_under_run(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """Without the worker's signal handlers, run() handles Ctrl-C as asyncio.run does, so a
+    KeyboardInterrupt the agent raises itself is recorded as its failure, not taken for the
+    operator's Ctrl-C (which would stop the worker and leave the run to lapse, each time)."""
+    queue, channel = unique("q"), unique("run")
+    worker = Worker(dsn, queue=queue, poll_interval=0.1, shutdown_grace=5)
+
+    @worker.agent("interrupting")
+    async def interrupting(run: Run) -> None:
+        raise KeyboardInterrupt("raised by the agent itself")
+
+    with SyncActaeClient(dsn) as client:
+        client.start_run(channel, "interrupting", None, queue, max_attempts=1)
+
+        def stop_when_failed() -> None:
+            deadline = time.monotonic() + 30
+            while client.get_run(channel).status != "failed" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            worker.stop()
+
+        stopper = threading.Thread(target=stop_when_failed)
+        stopper.start()
+        worker.run(install_signal_handlers=False)
+        stopper.join()
+        failed = client.get_run(channel)
+    assert (failed.status, failed.failures) == ("failed", 1)
+    assert "KeyboardInterrupt" in (failed.error or ""), failed.error
+    assert worker.stats["failed"] == 1
+
+
+def test_run_inside_a_running_loop_says_to_await_run_async(dsn: str) -> None:
+    worker = Worker(dsn, queue="q")
+
+    @worker.agent("a")
+    async def a(run: Run) -> None:
+        return None
+
+    async def inside() -> None:
+        worker.run()
+
+    with pytest.raises(RuntimeError, match="await worker.run_async"):
+        asyncio.run(inside())
