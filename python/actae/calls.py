@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Generic, LiteralString, TypeVar
+from typing import Any, Generic, LiteralString, TypeVar, cast
 from uuid import UUID
 
 from psycopg.types.json import Jsonb
@@ -306,24 +306,24 @@ def list_events(
     }, _many(Event), conn)
 
 
-# One statement, so one snapshot: a page of events and the channel's topic as of that page.
-# A page of a channel purged and created again under its id is known as such (another
-# topic) before any of its events is used.
+# One statement, so one snapshot: a page of events and the channel's topic as of that page
+# (one row with no event when the page is empty). A channel purged and created again under
+# its id is known as such (another topic) before any of its events is used, also when it
+# has no event after the cursor.
 WATCH_PAGE: LiteralString = (
-    "select (select actae.channel_topic(%(channel_id)s::text)) as topic, e.* from ("
-    + LIST_EVENTS + ") as e"
+    "select t.topic, e.* from (select actae.channel_topic(%(channel_id)s::text) as topic)"
+    " as t left join lateral (" + LIST_EVENTS + ") as e on true"
 )
 
 
 def watch_page(
     channel_id: str, after_cursor: int, max_events: int, *, conn: Any = None
-) -> Call[tuple[str | None, list[Event]]]:
-    """list_events with the channel's topic as of the page (None for an empty page): what
-    ActaeClient.watch reads."""
+) -> Call[tuple[str, list[Event]]]:
+    """list_events with the channel's topic as of the page: what ActaeClient.watch reads."""
     return Call(WATCH_PAGE, {
         "channel_id": channel_id, "after_cursor": after_cursor, "max_events": max_events,
-    }, lambda rows: (rows[0]["topic"] if rows else None,
-                     [Event.model_validate(r) for r in rows]), conn)
+    }, lambda rows: (rows[0]["topic"], [Event.model_validate(r) for r in rows
+                                        if r["cursor"] is not None]), conn)
 
 
 def get_state(
@@ -458,10 +458,22 @@ QUEUE_TOPIC = "select actae.queue_topic(%(queue)s::text) as topic"
 def field_names(value: Sequence[str] | None) -> list[str] | None:
     """dedup_fields as a list; a string is refused (InvalidInput), not split into letters
     (the integrations check theirs with it too)."""
-    if isinstance(value, str):
+    if isinstance(value, str | bytes):
         raise InvalidInput(f"dedup_fields must be a list of field names, not the string "
                            f"{value!r}", {"argument": "dedup_fields"})
     return None if value is None else list(value)
+
+
+def tools_field_names(value: Mapping[str, Sequence[str]] | None) -> dict[str, list[str] | None]:
+    """An integration's dedup_fields: tool name -> field names (field_names for each);
+    anything but a mapping is InvalidInput."""
+    if value is None:
+        return {}
+    given = cast("object", value)  # checked at run time: an untyped caller may pass anything
+    if not isinstance(given, Mapping):
+        raise InvalidInput("dedup_fields must map tool names to lists of field names, got "
+                           f"{type(given).__name__}", {"argument": "dedup_fields"})
+    return {name: field_names(fields) for name, fields in value.items()}
 
 
 def _seconds(value: timedelta | float | None, argument: str) -> int | None:

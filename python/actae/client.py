@@ -504,7 +504,7 @@ class ActaeClient:
                         while True:  # the pages of one read
                             page_topic, page = await self.run(calls.watch_page(
                                 channel_id, after_cursor, page_size, conn=conn))
-                            if page and page_topic != topic:
+                            if page_topic != topic:
                                 renew_at = 0.0  # another channel now: register again
                                 break
                             for event in page:

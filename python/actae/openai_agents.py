@@ -112,8 +112,7 @@ class ActaeRun:
     ) -> None:
         self.client = client
         self.run_id = run_id
-        self.dedup_fields: dict[str, list[str] | None] = {
-            name: calls.field_names(fields) for name, fields in (dedup_fields or {}).items()}
+        self.dedup_fields = calls.tools_field_names(dedup_fields)
         self.lease_seconds = lease_seconds
         self.turn = 0
         self._recorded: dict[str, Any] | None = None

@@ -197,8 +197,7 @@ class ActaeDurability(AbstractCapability[Any]):
     _recorded: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        for fields in self.dedup_fields.values():
-            calls.field_names(fields)  # a string is refused here, not split into letters
+        calls.tools_field_names(self.dedup_fields)  # a string is refused, not split
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

@@ -69,6 +69,8 @@ import math
 import os
 import signal
 import socket
+import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar, cast
@@ -104,6 +106,7 @@ _TOO_LARGE = ("54", "53")
 _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 _RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
 _CANCEL_GRACE = 1.0  # seconds a cancelled task gets to unwind before it is left behind
+_AGAIN_AFTER = 1.0  # seconds after a signal before the same signal again ends the grace
 
 
 #: The most bytes of a wait_key or an operation_id (SPEC §3a, §7).
@@ -299,9 +302,11 @@ def _check_settings(queue: object, concurrency: object, lease_seconds: object,
 
 
 def _sigint_unhandled() -> bool:
-    """Whether SIGINT has Python's default handler (which raises KeyboardInterrupt wherever
-    the main thread is): neither the worker (run()) nor asyncio.run handles it."""
-    return signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    """Whether a Ctrl-C would raise KeyboardInterrupt where this code runs: in the main
+    thread (the only one Python delivers it to), with SIGINT's default handler (neither the
+    worker's signal handlers nor asyncio.run's are installed)."""
+    return (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 
 
 class Worker:
@@ -337,7 +342,8 @@ class Worker:
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
         self._hurry = asyncio.Event()  # stopped again while stopping: no more grace
-        self._signals: set[int] = set()  # the signals that have asked this run to stop
+        self._signals: dict[int, float] = {}  # signal -> when it first asked this run to stop
+        self._runs = 0  # run_async calls: a client made from the DSN serves one each
         self._tasks: set[asyncio.Task[None]] = set()
         self._agent_tasks: set[asyncio.Task[Any]] = set()  # agents still running
         self._cut = False  # shutting down, past shutdown_grace: no agent starts any more
@@ -391,26 +397,28 @@ class Worker:
         self._wake.set()
 
     def _signalled(self, signum: int) -> None:
-        """SIGTERM/SIGINT: stop; the same signal again ends the grace (stop() twice). One
-        of each is one stop: a supervisor that answers a Ctrl-C (SIGINT to the terminal's
-        whole process group) with a SIGTERM of its own sends the pair at once."""
+        """SIGTERM/SIGINT: stop; the same signal again, a second or more later, ends the
+        grace (stop() twice). Signals that come together are one stop: a Ctrl-C reaches the
+        terminal's whole process group, so a supervisor or wrapper in it that forwards the
+        SIGINT, or answers it with a SIGTERM, sends a second one at once."""
         name = signal.Signals(signum).name
-        if signum in self._signals:
+        now = time.monotonic()
+        first = self._signals.setdefault(signum, now)
+        if now - first >= _AGAIN_AFTER:
             log.warning("%s again: stopping the running agents now", name)
             self._stop_now()
         elif not self._stopping.is_set():
-            self._signals.add(signum)
             log.warning("%s: stopping; running agents get %s s to finish (%s again stops "
                         "them now)", name, self.shutdown_grace, name)
             self._stop_now()
-        else:
-            self._signals.add(signum)
 
-    def run(self, *, install_signal_handlers: bool = True) -> None:
+    def run(self, *, install_signal_handlers: bool = True,
+            ready: Callable[[], object] | None = None) -> None:
         """Blocking entry point: run until SIGTERM/SIGINT (or stop()). As asyncio.run (the
         same loop set-up and Ctrl-C handling), but a task that ignores its cancellation (an
         agent left behind at shutdown) gets _CANCEL_GRACE seconds, not for ever, before the
-        loop is closed."""
+        loop is closed. ready, when given, is called once the worker handles its signals
+        and has its connections, before it claims (actae worker prints its first line)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -420,7 +428,8 @@ class Worker:
                                "await worker.run_async() there")
         runner = asyncio.Runner()  # not closed by itself: Runner.close waits for every task
         try:
-            runner.run(self.run_async(install_signal_handlers=install_signal_handlers))
+            runner.run(self.run_async(install_signal_handlers=install_signal_handlers,
+                                      ready=ready))
         finally:
             loop = runner.get_loop()
             try:
@@ -438,15 +447,16 @@ class Worker:
                 loop.close()
 
     async def run_async(self, *, install_signal_handlers: bool = False,
-                        until_idle: bool = False) -> None:
+                        until_idle: bool = False,
+                        ready: Callable[[], object] | None = None) -> None:
         """Claim and execute runs until stop() (or, with until_idle, until nothing is due
-        and nothing is running)."""
+        and nothing is running). ready: as for run()."""
         self.check()  # again here: the attributes may have changed (actae worker --queue)
         if self._running:
             raise RuntimeError("this Worker is already running: run_async runs once at a time")
         self._running = True
         try:
-            await self._serve(install_signal_handlers, until_idle)
+            await self._serve(install_signal_handlers, until_idle, ready)
         finally:
             # Ready to run again (stop() ends this run_async only): fresh stop state, and
             # fresh events, which the next run_async may wait on in another event loop. A
@@ -454,14 +464,22 @@ class Worker:
             self._stopping = asyncio.Event()
             self._wake = asyncio.Event()
             self._hurry = asyncio.Event()
-            self._signals = set()
+            self._signals = {}
             self._cut = False
             self._loop = None
             self._running = False
 
-    async def _serve(self, install_signal_handlers: bool, until_idle: bool) -> None:
+    async def _serve(self, install_signal_handlers: bool, until_idle: bool,
+                     ready: Callable[[], object] | None) -> None:
         loop = asyncio.get_running_loop()
         self._loop = loop
+        if install_signal_handlers and threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("signal handlers are installed from the main thread only: run "
+                               "the worker there, or pass install_signal_handlers=False")
+        if self._dsn is not None and self._runs:
+            # A closed pool cannot be opened again: each run after the first gets its own.
+            self.client = ActaeClient(self._dsn, max_size=self.concurrency + 2)
+        self._runs += 1
         if install_signal_handlers:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._signalled, int(sig))
@@ -470,6 +488,8 @@ class Worker:
             await self.client.open()
         listener = asyncio.create_task(self._listen())
         try:
+            if ready is not None:
+                ready()
             await self._claim_loop(until_idle)
             await self._drain()
         finally:
@@ -585,6 +605,7 @@ class Worker:
             log.warning("%d agent task(s) did not stop when cancelled; leaving them behind",
                         len(stuck))
             self.stats["abandoned"] += len(stuck)
+            self._tasks -= stuck  # their slots are free for a later run_async
         return stuck
 
     async def _listen(self) -> None:

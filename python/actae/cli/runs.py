@@ -16,6 +16,7 @@ import argparse
 import importlib
 import inspect
 import json
+import logging
 import sys
 import traceback
 from collections.abc import Callable
@@ -145,10 +146,16 @@ def _worker(args: argparse.Namespace) -> int:
         worker.check()
     except ValueError as exc:
         raise CommandError(f"{args.target}: {exc}", code=2) from exc
-    print(f"actae worker {worker.name}: queue {worker.queue}, agents "
-          f"{', '.join(sorted(worker.agents))}, concurrency {worker.concurrency}",
-          file=sys.stderr, flush=True)
-    worker.run()
+    # The worker's own log lines (a signal that stops it, a claim that failed) carry the
+    # prefix of the lines printed here, unless the agents' module set logging up itself.
+    logging.basicConfig(format=f"actae worker {worker.name}: %(message)s")
+
+    def ready() -> None:  # printed once signals are handled: a SIGTERM after it is graceful
+        print(f"actae worker {worker.name}: queue {worker.queue}, agents "
+              f"{', '.join(sorted(worker.agents))}, concurrency {worker.concurrency}",
+              file=sys.stderr, flush=True)
+
+    worker.run(ready=ready)
     print(f"actae worker {worker.name}: stopped {worker.stats}", file=sys.stderr, flush=True)
     return 0
 

@@ -682,6 +682,13 @@ def test_the_integrations_refuse_dedup_fields_given_as_one_string(dsn: str) -> N
         ActaeDurability(client, dedup_fields={"charge": "order_id"})
     with pytest.raises(InvalidInput, match="^dedup_fields must be a list"):
         ActaeRun(client, "run-1", dedup_fields={"charge": "order_id"})
+    with pytest.raises(InvalidInput, match="^dedup_fields must be a list"):
+        ActaeRun(client, "run-1", dedup_fields={"charge": b"order_id"})  # type: ignore[dict-item]
+    for shape in ("order_id", ["order_id"]):
+        with pytest.raises(InvalidInput, match="^dedup_fields must map tool names"):
+            ActaeDurability(client, dedup_fields=shape)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="^dedup_fields must map tool names"):
+            ActaeRun(client, "run-1", dedup_fields=shape)  # type: ignore[arg-type]
     # Lists (and None) are taken as they were.
     assert durable_tool(charge, client, dedup_fields=("order_id",)).dedup_fields == ["order_id"]
     assert ActaeRun(client, "run-1", dedup_fields={"charge": ["order_id"]}).dedup_fields == {

@@ -273,3 +273,32 @@ def test_watch_with_pages_of_one_event(dsn: str, unique: Callable[..., str]) -> 
             return seen
 
     assert run(main(), timeout=20) == [1, 2, 3, 4]
+
+
+def test_watch_notices_a_channel_created_again_with_fewer_events_at_its_next_read(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+
+    async def main() -> tuple[list[tuple[int, str]], float]:
+        async with ActaeClient(dsn, max_size=1) as client, ActaeClient(dsn) as writer:
+            for _ in range(3):
+                await writer.record_event(channel, "old", {})
+            got: list[tuple[int, str]] = []
+            stream = client.watch(channel, poll_seconds=0.2)
+            async with aclosing(stream):
+                async for event in stream:
+                    got.append((event.cursor, event.event_type))
+                    if event.cursor == 3 and event.event_type == "old":
+                        await writer.close_channel(channel)
+                        while (await writer.purge("0 seconds")).more:
+                            pass
+                        await writer.record_event(channel, "new", {})  # head 1, below 3
+                        created = time.monotonic()
+                    if event.event_type == "new":
+                        return got, time.monotonic() - created
+            raise AssertionError("the watch ended")
+
+    got, after = run(main(), timeout=30)
+    assert got == [(1, "old"), (2, "old"), (3, "old"), (1, "new")]
+    assert after < 5, after  # at a read (every 0.2 s), not at the registration's renewal (10 s)

@@ -235,12 +235,14 @@ def test_a_ctrl_c_and_a_sigterm_together_are_one_stop(dsn: str, unique: Callable
         assert client.get_run(channel).status == "completed"
 
 
+@pytest.mark.parametrize("where", ["main thread", "another thread"])
 def test_an_agents_own_keyboard_interrupt_is_its_failure_under_run(
-    dsn: str, unique: Callable[..., str]
+    dsn: str, unique: Callable[..., str], where: str
 ) -> None:
     """Without the worker's signal handlers, run() handles Ctrl-C as asyncio.run does, so a
     KeyboardInterrupt the agent raises itself is recorded as its failure, not taken for the
-    operator's Ctrl-C (which would stop the worker and leave the run to lapse, each time)."""
+    operator's Ctrl-C (which would stop the worker and leave the run to lapse, each time);
+    in a thread that is not the main one no Ctrl-C can arrive at all."""
     queue, channel = unique("q"), unique("run")
     worker = Worker(dsn, queue=queue, poll_interval=0.1, shutdown_grace=5)
 
@@ -259,7 +261,13 @@ def test_an_agents_own_keyboard_interrupt_is_its_failure_under_run(
 
         stopper = threading.Thread(target=stop_when_failed)
         stopper.start()
-        worker.run(install_signal_handlers=False)
+        if where == "main thread":
+            worker.run(install_signal_handlers=False)
+        else:
+            runner = threading.Thread(target=worker.run,
+                                      kwargs={"install_signal_handlers": False})
+            runner.start()
+            runner.join(timeout=60)
         stopper.join()
         failed = client.get_run(channel)
     assert (failed.status, failed.failures) == ("failed", 1)
@@ -279,3 +287,74 @@ def test_run_inside_a_running_loop_says_to_await_run_async(dsn: str) -> None:
 
     with pytest.raises(RuntimeError, match="await worker.run_async"):
         asyncio.run(inside())
+
+
+def test_run_with_signal_handlers_outside_the_main_thread_says_what_to_pass(dsn: str) -> None:
+    worker = Worker(dsn, queue="q")
+
+    @worker.agent("a")
+    async def a(run: Run) -> None:
+        return None
+
+    raised: list[BaseException] = []
+
+    def run_it() -> None:
+        try:
+            worker.run()
+        except BaseException as exc:  # noqa: BLE001 - looked at below
+            raised.append(exc)
+
+    thread = threading.Thread(target=run_it)
+    thread.start()
+    thread.join(timeout=30)
+    assert len(raised) == 1 and isinstance(raised[0], RuntimeError), raised
+    assert "pass install_signal_handlers=False" in str(raised[0])
+
+
+def test_a_worker_made_from_a_dsn_runs_again(dsn: str, unique: Callable[..., str]) -> None:
+    queue = unique("q")
+    worker = Worker(dsn, queue=queue, poll_interval=0.1)
+
+    @worker.agent("echo")
+    async def echo(run: Run) -> object:
+        return run.input
+
+    with SyncActaeClient(dsn) as client:
+        for n in range(2):  # the pool of the first run is closed when it ends
+            channel = unique("run")
+            client.start_run(channel, "echo", n, queue)
+            asyncio.run(asyncio.wait_for(worker.run_async(until_idle=True), 30))
+            assert (client.get_run(channel).status, client.get_run(channel).result) == (
+                "completed", n)
+
+
+def test_signals_that_come_together_are_one_stop_and_the_first_line_means_handled(
+    dsn: str, unique: Callable[..., str], tmp_path: Path
+) -> None:
+    """The first line is printed once the worker handles its signals: a SIGTERM sent as
+    soon as it is read is graceful. Two Ctrl-Cs at once (a wrapper forwarding the one the
+    terminal sent to the whole group) are one stop: the running agent finishes."""
+    queue = unique("q")
+    proc = _worker_process(tmp_path, dsn, queue, grace="30")
+    try:
+        assert proc.stderr is not None and "agents echo" in proc.stderr.readline()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert "stopped {" in err, err
+
+    proc, channel = _worker_running(tmp_path, dsn, unique, "nap", grace="30")
+    try:
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert "again: stopping the running agents now" not in err, err
+    with SyncActaeClient(dsn) as client:
+        assert client.get_run(channel).status == "completed"
