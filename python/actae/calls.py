@@ -309,10 +309,11 @@ def list_events(
 # One statement, so one snapshot: a page of events and the channel's topic as of that page
 # (one row with no event when the page is empty). A channel purged and created again under
 # its id is known as such (another topic) before any of its events is used, also when it
-# has no event after the cursor.
+# has no event after the cursor. "offset 0" keeps the topic's subquery from being flattened
+# into the join, which would call channel_topic once per event.
 WATCH_PAGE: LiteralString = (
-    "select t.topic, e.* from (select actae.channel_topic(%(channel_id)s::text) as topic)"
-    " as t left join lateral (" + LIST_EVENTS + ") as e on true"
+    "select t.topic, e.* from (select actae.channel_topic(%(channel_id)s::text) as topic"
+    " offset 0) as t left join lateral (" + LIST_EVENTS + ") as e on true"
 )
 
 
@@ -464,7 +465,9 @@ def field_names(value: Sequence[str] | None) -> list[str] | None:
     return None if value is None else list(value)
 
 
-def tools_field_names(value: Mapping[str, Sequence[str]] | None) -> dict[str, list[str] | None]:
+def tools_field_names(
+    value: Mapping[str, Sequence[str] | None] | None,
+) -> dict[str, list[str] | None]:
     """An integration's dedup_fields: tool name -> field names (field_names for each);
     anything but a mapping is InvalidInput."""
     if value is None:

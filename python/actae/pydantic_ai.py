@@ -191,13 +191,14 @@ class ActaeDurability(AbstractCapability[Any]):
 
     client: ActaeClient
     _: KW_ONLY
-    dedup_fields: Mapping[str, Sequence[str]] = field(default_factory=lambda: {})
+    dedup_fields: Mapping[str, Sequence[str] | None] = field(default_factory=lambda: {})
     lease_seconds: int = 60
     record_model_turns: bool = True
     _recorded: dict[str, Any] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        calls.tools_field_names(self.dedup_fields)  # a string is refused, not split
+        # A string is refused, not split into letters; None is no dedup_fields.
+        self.dedup_fields = calls.tools_field_names(self.dedup_fields)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

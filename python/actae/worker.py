@@ -408,8 +408,8 @@ class Worker:
             log.warning("%s again: stopping the running agents now", name)
             self._stop_now()
         elif not self._stopping.is_set():
-            log.warning("%s: stopping; running agents get %s s to finish (%s again stops "
-                        "them now)", name, self.shutdown_grace, name)
+            log.warning("%s: stopping; running agents get %s s to finish (%s again, a second "
+                        "or more later, stops them now)", name, self.shutdown_grace, name)
             self._stop_now()
 
     def run(self, *, install_signal_handlers: bool = True,
@@ -480,22 +480,24 @@ class Worker:
             # A closed pool cannot be opened again: each run after the first gets its own.
             self.client = ActaeClient(self._dsn, max_size=self.concurrency + 2)
         self._runs += 1
+        owns_client = self._dsn is not None or self.client.pool.closed
+        listener: asyncio.Task[None] | None = None
         if install_signal_handlers:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._signalled, int(sig))
-        owns_client = self._dsn is not None or self.client.pool.closed
-        if owns_client:
-            await self.client.open()
-        listener = asyncio.create_task(self._listen())
         try:
+            if owns_client:
+                await self.client.open()
+            listener = asyncio.create_task(self._listen())
             if ready is not None:
                 ready()
             await self._claim_loop(until_idle)
             await self._drain()
         finally:
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await listener
+            if listener is not None:
+                listener.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await listener
             if install_signal_handlers:
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.remove_signal_handler(sig)
@@ -723,7 +725,9 @@ class Worker:
         claims the next due run, which takes this run's slot at once. When that statement
         fails for any reason but a lost lease, the run is completed on its own: an error of
         the claim must not cost the completion (the statement wrote nothing)."""
-        if self.prefetch and not self._stopping.is_set():
+        # Not once run_async has returned: an agent left behind at its shutdown that ends
+        # later must not start runs on a worker that is no longer running.
+        if self.prefetch and self._running and not self._stopping.is_set():
             try:
                 _, claimed = await self.client.complete_run_and_claim(
                     run.channel_id, run.claim_token, value, self.queue, self.name, 1,

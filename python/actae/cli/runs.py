@@ -146,9 +146,14 @@ def _worker(args: argparse.Namespace) -> int:
         worker.check()
     except ValueError as exc:
         raise CommandError(f"{args.target}: {exc}", code=2) from exc
-    # The worker's own log lines (a signal that stops it, a claim that failed) carry the
-    # prefix of the lines printed here, unless the agents' module set logging up itself.
-    logging.basicConfig(format=f"actae worker {worker.name}: %(message)s")
+    # The worker's own log lines (a signal that stops it, a claim that failed) go to stderr
+    # with the prefix of the lines printed here; the agents' loggers are left as they are.
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter(
+        f"actae worker {worker.name.replace('%', '%%')}: %(message)s"))
+    worker_log = logging.getLogger("actae.worker")
+    worker_log.addHandler(handler)
+    worker_log.propagate = False
 
     def ready() -> None:  # printed once signals are handled: a SIGTERM after it is graceful
         print(f"actae worker {worker.name}: queue {worker.queue}, agents "

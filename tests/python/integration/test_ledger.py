@@ -690,6 +690,7 @@ def test_the_integrations_refuse_dedup_fields_given_as_one_string(dsn: str) -> N
         with pytest.raises(InvalidInput, match="^dedup_fields must map tool names"):
             ActaeRun(client, "run-1", dedup_fields=shape)  # type: ignore[arg-type]
     # Lists (and None) are taken as they were.
+    assert ActaeDurability(client, dedup_fields=None).dedup_fields == {}  # type: ignore[arg-type]
     assert durable_tool(charge, client, dedup_fields=("order_id",)).dedup_fields == ["order_id"]
     assert ActaeRun(client, "run-1", dedup_fields={"charge": ["order_id"]}).dedup_fields == {
         "charge": ["order_id"]}

@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from actae import ActaeClient, InvalidInput, SyncActaeClient
+from actae import ActaeClient, InvalidInput, SyncActaeClient, calls
 from tests.python.support.helpers import run
 
 POLL = 60.0  # longer than the test's time bound: progress must come from NOTIFY
@@ -302,3 +302,21 @@ def test_watch_notices_a_channel_created_again_with_fewer_events_at_its_next_rea
     got, after = run(main(), timeout=30)
     assert got == [(1, "old"), (2, "old"), (3, "old"), (1, "new")]
     assert after < 5, after  # at a read (every 0.2 s), not at the registration's renewal (10 s)
+
+
+def test_a_watch_page_reads_the_topic_once_whatever_its_size(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    channel = unique("run")
+    with SyncActaeClient(dsn) as writer:
+        for _ in range(50):
+            writer.record_event(channel, "e", {})
+    with psycopg.connect(dsn) as conn:
+        conn.execute("set local track_functions = 'all'")
+        rows = conn.execute(calls.WATCH_PAGE, {
+            "channel_id": channel, "after_cursor": 0, "max_events": 50}).fetchall()
+        (topic_calls,) = conn.execute(
+            "select pg_stat_get_xact_function_calls("
+            "'actae.channel_topic(text)'::regprocedure)").fetchone() or (None,)
+    assert len(rows) == 50
+    assert topic_calls == 1  # not once per event of the page

@@ -10,6 +10,7 @@ worker's exit."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -22,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from actae import Run, SyncActaeClient, Worker
+import actae.worker
+from actae import ActaeClient, ConnectionFailed, Run, SyncActaeClient, Worker
 
 
 @pytest.mark.parametrize(("kwargs", "argument"), [
@@ -358,3 +360,99 @@ def test_signals_that_come_together_are_one_stop_and_the_first_line_means_handle
     assert "again: stopping the running agents now" not in err, err
     with SyncActaeClient(dsn) as client:
         assert client.get_run(channel).status == "completed"
+
+
+def test_the_worker_logs_under_its_prefix_and_leaves_the_agents_loggers_alone(
+    dsn: str, unique: Callable[..., str], tmp_path: Path
+) -> None:
+    queue = unique("q")
+    (tmp_path / "logging_agents.py").write_text(
+        "import logging, os, sys\nfrom actae import Worker\n"
+        "app = logging.getLogger('app')\nhandler = logging.StreamHandler(sys.stderr)\n"
+        "handler.setFormatter(logging.Formatter('[app] %(message)s'))\n"
+        "app.addHandler(handler)\n"
+        f"worker = Worker(os.environ['ACTAE_DSN'], queue={queue!r}, name='gpu-50%',\n"
+        "                poll_interval=0.1)\n"
+        "@worker.agent('hello')\nasync def hello(run):\n"
+        "    app.warning('hello from the agent')\n")
+    env = {**os.environ, "ACTAE_DSN": dsn,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-m", "actae", "worker", "logging_agents:worker"],
+                            env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline().startswith("actae worker gpu-50%: queue ")
+        with SyncActaeClient(dsn) as client:
+            channel = unique("run")
+            client.start_run(channel, "hello", None, queue)
+            deadline = time.monotonic() + 30
+            while client.get_run(channel).status != "completed":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert err.count("hello from the agent") == 1, err  # once, in the agent's own format
+    assert "[app] hello from the agent" in err, err
+    assert "actae worker gpu-50%: SIGTERM: stopping" in err, err
+    assert "Logging error" not in err, err
+
+
+def test_a_failed_start_leaves_no_signal_handler_behind(dsn: str) -> None:
+    worker = Worker("host=127.0.0.1 port=1 connect_timeout=2", queue="q")
+
+    @worker.agent("a")
+    async def a(run: Run) -> None:
+        return None
+
+    async def main() -> object:
+        with pytest.raises(ConnectionFailed):
+            await worker.run_async(install_signal_handlers=True)
+        return signal.getsignal(signal.SIGTERM)
+
+    assert asyncio.run(main()) is signal.SIG_DFL
+
+
+def test_an_agent_left_behind_that_ends_later_starts_no_run(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue, first, second = unique("q"), unique("run"), unique("run")
+    # Shorter waits at the cut, so the agent below outlasts them (left behind) in seconds.
+    monkeypatch.setattr(actae.worker, "_RECORD_GRACE", 0.3)
+    monkeypatch.setattr(actae.worker, "_CANCEL_GRACE", 0.3)
+
+    async def main() -> tuple[str, str]:
+        async with ActaeClient(dsn) as client:
+            worker = Worker(client, queue=queue, poll_interval=0.1, shutdown_grace=0.2)
+
+            @worker.agent("stubborn")
+            async def stubborn(run: Run) -> str:
+                ends = time.monotonic() + 3
+                while time.monotonic() < ends:  # ignores its cancellation for 3 s
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await asyncio.sleep(ends - time.monotonic())
+                return "done"
+
+            @worker.agent("echo")
+            async def echo(run: Run) -> object:
+                return run.input
+
+            await client.start_run(first, "stubborn", None, queue)
+            serving = asyncio.ensure_future(worker.run_async())
+            while (await client.get_run(first)).status != "running":
+                await asyncio.sleep(0.05)
+            worker.stop()
+            await serving  # returns with the stubborn agent left behind
+            left = worker.stats["abandoned"]
+            await client.start_run(second, "echo", 1, queue)
+            await asyncio.sleep(3.5)  # the left-behind agent has ended by now
+            return left, (await client.get_run(first)).status, (
+                await client.get_run(second)).status
+
+    left, first_status, second_status = asyncio.run(main())
+    assert left == 1  # the stubborn agent was left behind
+    assert first_status == "completed"  # its end recorded as it came
+    assert second_status == "queued"  # but no run started by a worker that is not running
