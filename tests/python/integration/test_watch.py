@@ -214,7 +214,7 @@ def test_watch_raises_the_error_that_ended_it_not_its_clean_up(
                 try:
                     async for _ in stream:  # the first event: the watcher then waits
                         with psycopg.connect(dsn, autocommit=True) as admin:
-                            admin.execute("select pg_terminate_backend(%s)", (pid,))
+                            admin.execute("select pg_terminate_backend(%s::integer)", (pid,))
                 except psycopg.OperationalError as exc:
                     return exc
             raise AssertionError("the watch ended without an error")
