@@ -232,6 +232,10 @@ class Browser:
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
+        # Chromium keeps its singleton socket in a folder of its own under the temporary
+        # folder (the profile links to it) and leaves it behind when it is terminated.
+        link = os.path.join(self.profile, "SingletonSocket")
+        singleton = os.path.dirname(os.readlink(link)) if os.path.islink(link) else None
         try:
             self._stack.close()
         finally:
@@ -241,3 +245,5 @@ class Browser:
             except subprocess.TimeoutExpired:
                 self.process.kill()
             shutil.rmtree(self.profile, ignore_errors=True)
+            if singleton and os.path.basename(singleton).startswith("org.chromium.Chromium."):
+                shutil.rmtree(singleton, ignore_errors=True)
