@@ -306,15 +306,18 @@ def list_events(
     }, _many(Event), conn)
 
 
-# One statement, so one snapshot: a page of events and the channel's topic as of that page
-# (one row with no event when the page is empty). A channel purged and created again under
-# its id is known as such (another topic) before any of its events is used, also when it
-# has no event after the cursor. "offset 0" keeps the topic's subquery from being flattened
-# into the join, which would call channel_topic once per event.
-WATCH_PAGE: LiteralString = (
-    "select t.topic, e.* from (select actae.channel_topic(%(channel_id)s::text) as topic"
-    " offset 0) as t left join lateral (" + LIST_EVENTS + ") as e on true"
-)
+def with_topic(page: LiteralString) -> LiteralString:
+    """A page statement (its channel in %(channel_id)s) with the channel's topic on every
+    row: one statement, so one snapshot, and one row with the page's columns null when the
+    page is empty. A channel purged and created again under its id is known as such
+    (another topic) before any of its rows is used, also when it has none after the cursor.
+    "offset 0" keeps the topic's subquery from being flattened into the join, which would
+    call channel_topic once per row."""
+    return ("select t.topic, p.* from (select actae.channel_topic(%(channel_id)s::text)"
+            " as topic offset 0) as t left join lateral (" + page + ") as p on true")
+
+
+WATCH_PAGE = with_topic(LIST_EVENTS)
 
 
 def watch_page(

@@ -250,7 +250,7 @@ class ActaeDurability(AbstractCapability[Any]):
     def _tool_settings(self, tool_def: ToolDefinition) -> dict[str, Any]:
         settings = _tool_metadata(tool_def)
         if "dedup_fields" not in settings and tool_def.name in self.dedup_fields:
-            settings["dedup_fields"] = calls.field_names(self.dedup_fields[tool_def.name])
+            settings["dedup_fields"] = self.dedup_fields[tool_def.name]  # checked when made
         return settings
 
     async def wrap_tool_execute(

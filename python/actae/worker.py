@@ -53,9 +53,9 @@ due run, which then runs like the others), lets running agents finish for up to
 ``shutdown_grace`` seconds (default 30), then cancels the agents still running without
 recording anything: their leases lapse and another worker reclaims them, as after a crash.
 A run recording its outcome at that moment gets a few seconds more to finish doing so.
-The same signal again (or stop() again) ends the grace at once, a SIGINT and a SIGTERM
-together are one stop, and an agent that ignores its cancellation is left behind (logged),
-so it cannot hold the process.
+The same signal again a second or more later (or stop() again) ends the grace at once,
+signals that come together are one stop, and an agent that ignores its cancellation is left
+behind (logged), so it cannot hold the process.
 """
 
 from __future__ import annotations

@@ -38,18 +38,14 @@ class _Recreated(Exception):
     id (a new channel has a new topic)."""
 
 
-# One statement, so one snapshot: a page and the channel's topic as of that page. A page of
-# a channel purged and created again under its id is known as such before any of its rows
-# is yielded (a channel no longer there answers a decoy topic, which differs too).
-_READ: LiteralString = (
-    "select (select actae.channel_topic(%(channel_id)s::text)) as topic, t.* from ("
-    + calls.TIMELINE + ") as t"
-)
+# A page and the channel's topic as of that page (calls.with_topic; a channel no longer
+# there answers a decoy topic, which differs too).
+_READ: LiteralString = calls.with_topic(calls.TIMELINE)
 
 
 def _page(rows: list[Any]) -> tuple[str | None, list[TimelineEntry]]:
     return (rows[0]["topic"] if rows else None,
-            [TimelineEntry.model_validate(r) for r in rows])
+            [TimelineEntry.model_validate(r) for r in rows if r["clock"] is not None])
 
 
 class _Seen:
