@@ -22,6 +22,8 @@ Public API
     leave both). Unix socket only, no TCP. In the main thread, SIGTERM and SIGHUP (when they
     would kill the process outright) raise KeyboardInterrupt in the block; once the server is
     stopped and the folder deleted, the process is killed by that signal (status 143, 129).
+    A process killed outright (SIGKILL) leaves nothing either: a reaper process started with
+    the server stops it and deletes the folder.
 ``ensure_dsn(announce=None) -> ContextManager[str]``
     ``$ACTAE_DSN`` (migrated first) when set, else a ``throwaway()`` server for the block.
 ``dev_main(data_dir, port) -> int``
@@ -480,6 +482,8 @@ def throwaway(
     Ctrl-C, and (called from the main thread) on SIGTERM or SIGHUP: those raise
     KeyboardInterrupt in the block (so pytest, say, stops its session and tears down), and
     once the server is gone the process is killed by the same signal (status 143, 129).
+    When the process dies without cleaning up (SIGKILL), a reaper process started with the
+    server stops it (immediately, as a crash) and deletes its folder.
     """
     created = data_dir is None
     with exit_on_signals():
@@ -491,7 +495,10 @@ def throwaway(
             if created:
                 shutil.rmtree(base, ignore_errors=True)
             raise
+        reaper: _Reaper | None = None
         try:
+            if created and not keep:
+                reaper = _Reaper(server)
             server.start()
             dsn = server.create_database(DATABASE)
             migrate(dsn)
@@ -504,6 +511,60 @@ def throwaway(
                     server.remove()
                 else:
                     server.stop()
+                if reaper is not None:
+                    reaper.dismiss()
+
+
+# The reaper's program: it reads its stdin, a pipe whose write end only the process that
+# made the throwaway server holds, until that end is closed. Dismissed, it is sent a byte
+# first and does nothing; a bare end of file means that process died without cleaning up
+# (SIGKILL, the OOM killer): it then stops the server as a crash would and deletes its folders.
+_REAP = """
+import os, shutil, subprocess, sys
+pg_ctl, data, uid, gid, *folders = sys.argv[1:]
+if sys.stdin.buffer.read():
+    sys.exit(0)
+if os.path.isfile(os.path.join(data, "postmaster.pid")):
+    user = {} if uid == "-" else {"user": int(uid), "group": int(gid), "extra_groups": []}
+    subprocess.run([pg_ctl, "-D", data, "-m", "immediate", "-w", "stop"], cwd="/",
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False, **user)
+for folder in folders:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+class _Reaper:
+    """Removes a throwaway server when the process that made it dies without doing so: a
+    small Python process in a session of its own (out of reach of signals to our process
+    group), waiting for the end of a pipe only this process can write to."""
+
+    def __init__(self, server: Server) -> None:
+        owner = ("-", "-")
+        if server.as_root:
+            entry = pwd.getpwnam(SERVER_USER)
+            owner = (str(entry.pw_uid), str(entry.pw_gid))
+        folders = dict.fromkeys(str(f) for f in (server.base, server.requested))
+        read, self._write = os.pipe()  # neither end is inherited by processes we start later
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-c", _REAP, str(server.bin_dir / "pg_ctl"),
+                 str(server.data), *owner, *folders],
+                stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/",
+                start_new_session=True)
+        except BaseException:
+            os.close(self._write)
+            raise
+        finally:
+            os.close(read)
+
+    def dismiss(self) -> None:
+        """The server was cleaned up here: the reaper exits without touching anything."""
+        with contextlib.suppress(OSError):
+            os.write(self._write, b".")
+        os.close(self._write)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=10)
 
 
 _EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)

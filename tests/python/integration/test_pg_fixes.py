@@ -1,6 +1,7 @@
-"""actae.pg and actae demo on real servers and real signals: a throwaway server stopped by
-SIGTERM/SIGHUP leaves nothing behind, TCP connections need the password, and the demo on an
-unmigrated database (or with a worker that dies early) says so in one line."""
+"""actae.pg and actae demo on real servers and real signals: a throwaway server whose
+process gets SIGTERM/SIGHUP (or SIGKILL: its reaper cleans up) leaves nothing behind, TCP
+connections need the password, and the demo on an unmigrated database (or with a worker
+that dies early) says so in one line."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def unmigrated(dsn: str) -> Iterator[str]:
         yield scratch
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
 def test_throwaway_killed_by_signal_stops_its_server_and_removes_its_folder(
         signum: signal.Signals) -> None:
     script = ("import time; from actae.pg import throwaway\n"
@@ -74,7 +75,8 @@ def test_throwaway_killed_by_signal_stops_its_server_and_removes_its_folder(
         postmaster = int((folder / "pgdata" / "postmaster.pid").read_text().split()[0])
         assert alive(postmaster)
         proc.send_signal(signum)
-        assert proc.wait(timeout=30) == -signum  # killed by the signal, after the clean-up
+        # killed by the signal, after its own clean-up (SIGKILL: its reaper's)
+        assert proc.wait(timeout=30) == -signum
         assert_gone(postmaster, folder)
     finally:
         if proc.poll() is None:
