@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,8 +26,6 @@ from actae.cli.base import (
 from actae.client import ActaeClient, SyncActaeClient
 from actae.console.jsontext import json_text
 from actae.console.models import StateDiff, TimelineEntry
-
-INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 def _dsn_option(p: argparse.ArgumentParser) -> None:
@@ -80,13 +77,9 @@ def _print_timeline(rows: Iterable[TimelineEntry], as_json: bool, headers: bool)
 def _run_timeline(args: argparse.Namespace) -> int:
     dsn = dsn_from(args)
     if args.follow:
-        try:
-            return asyncio.run(_follow(dsn, args))
-        except KeyboardInterrupt:
-            # Ctrl-C is how --follow ends: asyncio.run has cancelled the follow (its
-            # connection released) before re-raising it here; no traceback.
-            sys.stdout.flush()
-            return INTERRUPTED_STATUS
+        # Ctrl-C is how --follow ends: asyncio.run cancels the follow (its connection
+        # released) and re-raises it, for actae.cli.main to end the command quietly.
+        return asyncio.run(_follow(dsn, args))
     with SyncActaeClient(dsn, max_size=1) as client:
         after = args.after
         first = True

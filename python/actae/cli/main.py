@@ -4,12 +4,14 @@ Global options (``--dsn``, ``--json``, ``--version``) go before or after the sub
 Failures are one line on stderr: ``CommandError`` with its own status, Actae and database
 errors with status 1, an argument that is not valid UTF-8 with status 2; control characters
 in the message are escaped. A reader that closes the pipe early (``actae executions | head -1``)
-ends the command quietly with status 141, as a process killed by SIGPIPE would.
+ends the command quietly with status 141, as a process killed by SIGPIPE would; Ctrl-C
+ends any command quietly with status 130 (the statement it was waiting for is cancelled).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -27,6 +29,7 @@ COMMANDS: list[Command] = [*migrate.COMMANDS, *admin.COMMANDS, *channels.COMMAND
                            *demo.COMMANDS, *runs.COMMANDS, *console.COMMANDS,
                            *tenants.COMMANDS]
 BROKEN_PIPE_STATUS = 141
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 
 def version() -> str:
@@ -75,6 +78,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Python would report the failed flush at exit; point stdout at nothing instead.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return BROKEN_PIPE_STATUS
+    except KeyboardInterrupt:
+        # Ctrl-C is how an operator stops a command (a slow purge, a migrate waiting for a
+        # lock, a --follow): psycopg has cancelled the statement it interrupted; what was
+        # printed stays, without a traceback.
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+        return INTERRUPTED_STATUS
     except CommandError as exc:
         return _fail(args, str(exc), exc.code)
     except ActaeError as exc:

@@ -108,6 +108,37 @@ def test_timeline_follow_ends_quietly_on_ctrl_c(dsn: str) -> None:
     assert "Traceback" not in out
 
 
+def test_ctrl_c_ends_a_waiting_command_quietly_and_cancels_its_statement(dsn: str) -> None:
+    """Ctrl-C while ``actae executions`` waits for a lock: status 130, no traceback, and
+    the server is no longer waiting for that statement (psycopg cancelled it)."""
+    with psycopg.connect(dsn) as holder:
+        holder.execute("lock table actae.executions in access exclusive mode")
+        process = subprocess.Popen(
+            [str(ACTAE), "executions"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env={**os.environ, "ACTAE_DSN": dsn})
+        try:
+            waiting = "select count(*) from pg_locks where not granted and pid <> %s"
+            with psycopg.connect(dsn, autocommit=True) as watcher:
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline:
+                    row = watcher.execute(waiting, (holder.info.backend_pid,)).fetchone()
+                    if row is not None and row[0] > 0:
+                        break
+                    time.sleep(0.05)
+                assert row is not None and row[0] > 0, "the command never waited for the lock"
+                process.send_signal(signal.SIGINT)
+                out, err = process.communicate(timeout=20)
+                row = watcher.execute(waiting, (holder.info.backend_pid,)).fetchone()
+                assert row is not None and row[0] == 0, "the statement still waits"
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert process.returncode == 130, err
+    assert err == "", err
+    assert "Traceback" not in out
+
+
 @pytest.mark.parametrize("args", [
     [b"--dsn", b"ch\xff", b"status"],
     [b"tenant", b"create", b"ch\xff"],
