@@ -309,6 +309,33 @@ def _sigint_unhandled() -> bool:
             and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 
 
+_LEFT_BEHIND = "actae-left-behind:"
+
+
+def _quiet_left_behind(loop: asyncio.AbstractEventLoop, tasks: list[asyncio.Task[Any]]) -> None:
+    """The tasks a closing run() leaves behind (an agent that would not stop, and what
+    awaits it) were reported once, by the worker's warning: asyncio does not report them
+    again ("Task was destroyed but it is pending!") when they are collected. They are
+    marked by name, so the loop keeps no reference to them."""
+    if not tasks:
+        return
+    for task in tasks:
+        task.set_name(_LEFT_BEHIND + task.get_name())
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        task = context.get("task")
+        if (isinstance(task, asyncio.Task) and task.get_name().startswith(_LEFT_BEHIND)
+                and str(context.get("message", "")).startswith("Task was destroyed")):
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
 class Worker:
     """Claims due runs of one queue and executes their agents (see the module docstring)."""
 
@@ -440,6 +467,7 @@ class Worker:
                     for task in tasks:  # what they raised was logged where it mattered
                         if task.done() and not task.cancelled():
                             task.exception()
+                    _quiet_left_behind(loop, [task for task in tasks if not task.done()])
                 loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.run_until_complete(loop.shutdown_default_executor())
             finally:
