@@ -482,6 +482,17 @@ def tools_field_names(
     return {name: field_names(fields) for name, fields in value.items()}
 
 
+def check_lease_seconds(value: object, argument: str = "lease_seconds") -> int:
+    """An integration's lease: an integer from 1 to 86400 (SPEC's limit), checked when the
+    integration is made (or a tool's own setting read), not first at a claim after a model
+    turn was paid for; a bool or a fraction is refused, not rounded. InvalidInput naming
+    argument otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 86400:
+        raise InvalidInput(f"{argument} must be an integer from 1 to 86400, got {value!r}",
+                           {"argument": argument})
+    return value
+
+
 def _seconds(value: timedelta | float | None, argument: str) -> int | None:
     """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400). A
     negative value is rounded away from zero, so -0.5 is refused by the database as -1 is

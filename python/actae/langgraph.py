@@ -706,7 +706,7 @@ def durable_tool(
                         f" ActaeClient, not {type(client).__name__}")
     return DurableTool(
         name=tool.name, description=tool.description, args_schema=tool.args_schema,
-        inner=tool, client=inner_client, lease_seconds=lease_seconds,
+        inner=tool, client=inner_client, lease_seconds=calls.check_lease_seconds(lease_seconds),
         loop=client.loop if isinstance(client, AsyncActaeSaver) else None,
         dedup_fields=calls.field_names(dedup_fields),
     )

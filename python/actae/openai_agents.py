@@ -6,12 +6,14 @@
 
 The SDK's own extension points are used, nothing is patched:
 
-* ``agents.models.interface.Model``: each agent's model (and ``RunConfig.model``) is wrapped in
-  :class:`RecordedModel`. The run's model calls are numbered 1, 2, ... in the order the runner
-  makes them; call N is recorded as the event ``openai_agents.model_response`` with
-  ``operation_id = "model:N"`` in the run's channel (its ``output`` items, ``usage`` and
-  ``response_id``). When that event exists, ``get_response`` returns the recorded
-  ``ModelResponse`` and the wrapped model is not called.
+* ``agents.models.interface.Model``: each agent's model (or ``RunConfig.model``, which every
+  agent then runs with) is wrapped in :class:`RecordedModel`. The run's model calls are
+  numbered 1, 2, ... in the order the runner makes them (calls made inside a durable tool,
+  by an agent run as a tool, are not the run's: its recorded result replays them); call N
+  is recorded as the event ``openai_agents.model_response`` with ``operation_id =
+  "model:N"`` in the run's channel (its ``output`` items, ``usage`` and ``response_id``).
+  When that event exists, ``get_response`` returns the recorded ``ModelResponse`` and the
+  wrapped model is not called.
 * ``agents.tool.FunctionTool.on_invoke_tool``: every function tool is copied with an
   ``on_invoke_tool`` that runs the original through ``client.run_tool`` in the run's channel,
   ``key_name = "<tool_name>:<call_id>"``. A replayed model turn carries the same call ids, so
@@ -67,6 +69,7 @@ from actae import calls
 from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
 from actae.context import ToolContext
+from actae.errors import InvalidInput
 
 __all__ = ["MODEL_EVENT", "ActaeRun", "RecordedModel", "ReplayDiverged", "current_tool"]
 
@@ -110,18 +113,24 @@ class ActaeRun:
         self, client: ActaeClient, run_id: str, *,
         dedup_fields: Mapping[str, Sequence[str]] | None = None, lease_seconds: int = 60,
     ) -> None:
+        # Refused here, not at the first tool call, after a model turn was paid for.
+        if not isinstance(cast(object, run_id), str) or not run_id:
+            raise InvalidInput(f"run_id must be a non-empty string, got {run_id!r}",
+                               {"argument": "run_id"})
         self.client = client
         self.run_id = run_id
         self.dedup_fields = calls.tools_field_names(dedup_fields)
-        self.lease_seconds = lease_seconds
+        self.lease_seconds = calls.check_lease_seconds(lease_seconds)
         self.turn = 0
         self._recorded: dict[str, Any] | None = None
-        self._agents: dict[int, Agent[Any]] = {}
+        #: id(agent) -> (agent, its durable copy): the agent is kept, so its id cannot be
+        #: reused by another agent while the copy is known
+        self._agents: dict[int, tuple[Agent[Any], Agent[Any]]] = {}
 
     async def run(self, agent: Agent[Any], input: Any, *, run_config: RunConfig | None = None,
                   **kwargs: Any) -> Any:
         """``Runner.run`` of the durable copy of ``agent``."""
-        self._restart(input)
+        self._restart(input, kwargs)
         return await Runner.run(self.agent(agent, run_config), input,
                                 run_config=self.run_config(run_config), **kwargs)
 
@@ -129,13 +138,22 @@ class ActaeRun:
                      run_config: RunConfig | None = None, **kwargs: Any) -> Any:
         """``Runner.run_streamed`` of the durable copy of ``agent`` (consume its events as
         usual; replayed turns arrive as one ``response.completed`` event each)."""
-        self._restart(input)
+        self._restart(input, kwargs)
         return Runner.run_streamed(self.agent(agent, run_config), input,
                                    run_config=self.run_config(run_config), **kwargs)
 
-    def _restart(self, input: Any) -> None:
+    def _restart(self, input: Any, kwargs: Mapping[str, Any]) -> None:
         """Count turns from 1 again (or on from the responses of a RunState being resumed)
-        and re-read the ledger (a run, or the same run again)."""
+        and re-read the ledger (a run, or the same run again); copy the agents afresh."""
+        if kwargs.get("session") is not None:
+            # The SDK puts a session's items before the input, and the items of the run
+            # being resumed are among them: its first turn would never match its record.
+            raise InvalidInput(
+                "ActaeRun does not take session=: a resumed run would be asked with the"
+                " session's items of its own earlier attempt added, and replay nothing;"
+                " pass the conversation so far as the input instead",
+                {"argument": "session"})
+        self._agents.clear()
         # A RunState keeps the responses so far on the state it serialises; its continuation
         # asks the model for the turn after them.
         responses: list[Any] = (getattr(cast(object, input), "_model_responses", None) or []
@@ -157,15 +175,21 @@ class ActaeRun:
         """A copy of ``agent`` (and of every agent it hands off to) whose model turns are
         recorded and whose function tools run through run_tool."""
         known = self._agents.get(id(agent))
-        if known is not None:
-            return known
+        if known is not None and known[0] is agent:
+            return known[1]
         config = run_config or RunConfig()
-        model = agent.model
-        if model is None or isinstance(model, str):
-            model = config.model_provider.get_model(model)
-        clone = agent.clone(model=RecordedModel(model, self),
-                            tools=[self.tool(t) for t in agent.tools])
-        self._agents[id(agent)] = clone
+        tools = [self.tool(t) for t in agent.tools]
+        if config.model is not None:
+            # The run config's model is the one every agent runs with (run_config() records
+            # it): the agent's own is never asked, so it is not resolved (a name would need
+            # the default provider's credentials) nor wrapped.
+            clone = agent.clone(tools=tools)
+        else:
+            model = agent.model
+            if model is None or isinstance(model, str):
+                model = config.model_provider.get_model(model)
+            clone = agent.clone(model=RecordedModel(model, self), tools=tools)
+        self._agents[id(agent)] = (agent, clone)
         clone.handoffs = [
             self.agent(h, config) if isinstance(h, Agent) else self.handoff(h, config)
             for h in agent.handoffs
@@ -229,6 +253,14 @@ class RecordedModel(Model):
         self.wrapped = wrapped
         self.run = run
 
+    @staticmethod
+    def _nested() -> bool:
+        """A model call made inside a durable tool (an agent run as a tool, which gets the
+        run config's model): not a turn of this run. The tool's result is recorded, so a
+        resume replays it without running the inner agent, whose calls would otherwise take
+        (and shift) the numbers of the run's own turns."""
+        return current_tool() is not None
+
     async def _recorded(self, system_instructions: str | None, input: Any
                         ) -> tuple[int, str, Any]:
         """(turn, input fingerprint, recorded payload or None) of the next turn. The number
@@ -267,6 +299,12 @@ class RecordedModel(Model):
         output_schema: Any, handoffs: Any, tracing: ModelTracing, *,
         previous_response_id: str | None, conversation_id: str | None, prompt: Any,
     ) -> ModelResponse:
+        if self._nested():
+            return await self.wrapped.get_response(
+                system_instructions, input, model_settings, tools, output_schema, handoffs,
+                tracing, previous_response_id=previous_response_id,
+                conversation_id=conversation_id, prompt=prompt,
+            )
         turn, digest, recorded = await self._recorded(system_instructions, input)
         if recorded is not None:
             return ModelResponse(
@@ -294,6 +332,14 @@ class RecordedModel(Model):
         """Live: the wrapped model's events, then the turn is recorded from its
         ``response.completed`` event. Replayed: one ``response.completed`` event carrying the
         recorded output and usage (the turn arrives whole)."""
+        if self._nested():
+            async for event in self.wrapped.stream_response(
+                system_instructions, input, model_settings, tools, output_schema, handoffs,
+                tracing, previous_response_id=previous_response_id,
+                conversation_id=conversation_id, prompt=prompt,
+            ):
+                yield event
+            return
         turn, digest, recorded = await self._recorded(system_instructions, input)
         if recorded is not None:
             yield ResponseCompletedEvent(type="response.completed", sequence_number=0,

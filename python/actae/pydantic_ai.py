@@ -179,6 +179,14 @@ def _load_response(payload: Any) -> ModelResponse:
     return message
 
 
+def _outcome(error: BaseException | None) -> dict[str, str] | None:
+    """The recorded form of a ModelRetry / ToolFailed (a subclass too), else None."""
+    for mark, kind in _OUTCOMES.items():
+        if isinstance(error, kind):
+            return {mark: cast("ModelRetry | ToolFailed", error).message}
+    return None
+
+
 def _json_object(value: Any) -> dict[str, Any] | None:
     """A stored result as a dict when it is a JSON object (its keys are strings), else None."""
     return cast(dict[str, Any], value) if isinstance(value, dict) else None
@@ -199,6 +207,8 @@ class ActaeDurability(AbstractCapability[Any]):
     def __post_init__(self) -> None:
         # A string is refused, not split into letters; None is no dedup_fields.
         self.dedup_fields = calls.tools_field_names(self.dedup_fields)
+        # Refused here, not at the first tool call, after a model turn was paid for.
+        self.lease_seconds = calls.check_lease_seconds(self.lease_seconds)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -206,6 +216,11 @@ class ActaeDurability(AbstractCapability[Any]):
 
     async def for_run(self, ctx: RunContext[Any]) -> ActaeDurability:
         return replace(self)  # a fresh copy per run: its own map of recorded turns
+
+    def get_default_run_id(self) -> str | None:
+        # Asked for when agent.run gets no run_id. A generated one would record the run
+        # under a channel no later run could name, so it could never be resumed.
+        raise UserError("ActaeDurability needs a run_id: pass run_id= to agent.run")
 
     def _channel(self, ctx: RunContext[Any]) -> str:
         if not ctx.run_id:
@@ -272,18 +287,24 @@ class ActaeDurability(AbstractCapability[Any]):
                     return {_TOOL_RETURN: _TOOL_RETURNS.dump_python(returned, mode="json")}
                 return to_jsonable_python(value)
             except (ToolRetryError, ToolFailedError) as error:  # outcomes the model sees
-                cause = error.__cause__
-                for mark, kind in _OUTCOMES.items():
-                    if type(cause) is kind:
-                        raised.append(error)
-                        return {mark: cause.message}  # type: ignore[attr-defined]
-                raise
+                outcome = _outcome(error.__cause__)  # the tool's ModelRetry / ToolFailed
+                if outcome is None:
+                    raise
+                raised.append(error)
+                return outcome
+            except (ModelRetry, ToolFailed) as error:
+                # Raised by another capability's after_tool_execute (inside this hook): the
+                # tool has run, so this is its outcome too, not a failure to run it again.
+                raised.append(error)
+                return _outcome(error)
 
         result = await self.client.run_tool(
             body, channel_id=self._channel(ctx),
             key_name=f"{call.tool_name}:{call.tool_call_id}", tool_name=call.tool_name,
             params=to_jsonable_python(args), dedup_fields=settings.get("dedup_fields"),
-            lease_seconds=int(settings.get("lease_seconds", self.lease_seconds)),
+            lease_seconds=calls.check_lease_seconds(
+                settings.get("lease_seconds", self.lease_seconds),
+                f"lease_seconds of tool {tool_def.name}"),
         )
         stored = _json_object(result)
         if stored is not None and len(stored) == 1 and next(iter(stored)) in _OUTCOMES:

@@ -694,3 +694,31 @@ def test_the_integrations_refuse_dedup_fields_given_as_one_string(dsn: str) -> N
     assert durable_tool(charge, client, dedup_fields=("order_id",)).dedup_fields == ["order_id"]
     assert ActaeRun(client, "run-1", dedup_fields={"charge": ["order_id"]}).dedup_fields == {
         "charge": ["order_id"]}
+
+
+@pytest.mark.parametrize("lease", [0, 0.5, 30.0, True, 86401, "60", None])
+def test_the_integrations_refuse_a_lease_actae_cannot_take_when_made(
+        dsn: str, lease: Any) -> None:
+    """Refused when the integration is made, not at its first tool call, after a model turn
+    was paid for; a fraction or a bool is not rounded into a lease."""
+    from langchain_core.tools import tool
+
+    from actae.langgraph import durable_tool
+    from actae.openai_agents import ActaeRun
+    from actae.pydantic_ai import ActaeDurability
+
+    @tool
+    def charge(order_id: str) -> str:
+        """Charge an order."""
+        return order_id
+
+    client = ActaeClient(dsn)  # never opened: refused before any call
+    makers: list[Callable[[], object]] = [
+        lambda: durable_tool(charge, client, lease_seconds=lease),
+        lambda: ActaeDurability(client, lease_seconds=lease),
+        lambda: ActaeRun(client, "run-1", lease_seconds=lease),
+    ]
+    for make in makers:
+        with pytest.raises(InvalidInput, match="^lease_seconds must be an integer from 1 to"):
+            make()
+    assert ActaeRun(client, "run-1", lease_seconds=86400).lease_seconds == 86400

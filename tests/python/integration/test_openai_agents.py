@@ -32,7 +32,7 @@ from openai.types.responses import (
     ResponseUsage,
 )
 
-from actae import ActaeClient
+from actae import ActaeClient, InvalidInput
 from actae.openai_agents import ActaeRun, RecordedModel, ReplayDiverged, current_tool
 
 set_tracing_disabled(True)
@@ -369,15 +369,20 @@ def test_a_run_resumed_from_its_state_after_an_approval_counts_on(
     assert ops == ["model:1", "model:2"] and charges == ["4471"] and model.calls == 2
 
 
-def test_agents_run_as_tools_at_once_get_their_own_turn_numbers(
+def test_agents_run_as_tools_under_the_run_configs_model_are_no_turns_of_the_run(
         dsn: str, unique: Callable[..., str]) -> None:
-    """Two agents run as tools of one response (Agent.as_tool) share the run's turn
-    counter: their model calls run at once and each gets a number of its own (a counter
-    moved only after recording gave both the same one, and the second record was refused
-    and stored as that tool's answer)."""
+    """Agents run as tools of one response (Agent.as_tool) get the run config's model, so
+    their calls reach the RecordedModel too: they are made inside a durable tool, whose
+    result is recorded, so they are not turns of the run. Only the run's own two turns are
+    recorded, and a resume replays all of it without a model call (when the inner calls
+    took numbers, a resume, which replays the tools without running the inner agents,
+    asked turn 2 with the parent's input and raised ReplayDiverged)."""
     from agents import RunConfig
 
+    calls: list[str | None] = []
+
     async def respond(system_instructions: str | None, items: list[Any]) -> Any:
+        calls.append(system_instructions)
         if outputs(items):
             return message("parent done " + "|".join(outputs(items)))
         if system_instructions and "sub" in system_instructions:
@@ -404,14 +409,100 @@ def test_agents_run_as_tools_at_once_get_their_own_turn_numbers(
     parent = Agent(name="p", instructions="parent", model=shared,
                    tools=[sub_a.as_tool("ask_a", "a"), sub_b.as_tool("ask_b", "b")])
 
-    async def scenario() -> tuple[Any, list[str]]:
+    async def scenario() -> tuple[list[Any], list[str], int]:
         async with ActaeClient(dsn, max_size=4) as client:
             run_id = unique("oa-astool")
-            result = await ActaeRun(client, run_id).run(parent, "go",
-                                                        run_config=RunConfig(model=shared))
+            finals = []
+            for _ in range(2):  # a run, then its resume
+                result = await ActaeRun(client, run_id).run(
+                    parent, "go", run_config=RunConfig(model=shared))
+                finals.append(result.final_output)
             ops = sorted([e.operation_id async for e in client.iter_events(run_id)])
-            return result.final_output, ops
+            return finals, ops, len(await client.list_executions(run_id))
 
-    final, ops = run(scenario())
-    assert final == "parent done sub says A|sub says B"
-    assert ops == ["model:1", "model:2", "model:3", "model:4"]
+    finals, ops, tools = run(scenario())
+    assert finals == ["parent done sub says A|sub says B"] * 2
+    assert ops == ["model:1", "model:2"]
+    assert tools == 2
+    assert len(calls) == 4  # the first run's four calls; the resume made none
+
+
+def test_the_run_configs_model_needs_no_model_of_the_agents_own(
+        dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """RunConfig(model=...) is the model every agent runs with, as in the SDK: an agent
+    with no model of its own works without the default provider's credentials (its model
+    was resolved through them, and failed without OPENAI_API_KEY), and the run replays."""
+    from agents import RunConfig
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    model = FakeModel(lambda items: message("hi"))
+    agent = Agent(name="no-model")
+
+    async def scenario() -> tuple[list[Any], list[str | None]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            run_id = unique("oa-config-model")
+            finals = [(await ActaeRun(client, run_id).run(
+                agent, "q", run_config=RunConfig(model=model))).final_output for _ in range(2)]
+            return finals, [e.operation_id async for e in client.iter_events(run_id)]
+
+    finals, ops = run(scenario())
+    assert finals == ["hi", "hi"]
+    assert ops == ["model:1"]
+    assert model.calls == 1  # the second run replayed the turn
+
+
+def test_agents_made_on_the_fly_each_get_their_own_copy(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """Durable copies are known by the agent itself, not only by its id: an agent made for
+    one call and freed must not hand its copy to the next agent given its address (CPython
+    reuses it at once, for some of these pairs: the next agent ran with the first one's
+    instructions and tools)."""
+    model = FakeModel(lambda items: message("ok"))
+
+    def desk(topic: str) -> Agent[Any]:
+        return Agent(name=f"{topic}-desk", instructions=f"you handle {topic}", model=model)
+
+    async def scenario() -> tuple[list[str], Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            durable = ActaeRun(client, unique("oa-on-the-fly"))
+            wrong = []
+            for i in range(200):
+                durable.agent(desk(f"a{i}"))  # its copy is not kept by the caller
+                copy = durable.agent(desk(f"b{i}"))
+                if copy.instructions != f"you handle b{i}":
+                    wrong.append(f"b{i} got {copy.instructions!r}")
+            result = await durable.run(desk("claims"), "hello")
+            return wrong, result.last_agent.instructions
+
+    wrong, last = run(scenario())
+    assert wrong == []
+    assert last == "you handle claims"
+
+
+def test_a_session_is_refused_before_the_model_is_asked(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """The SDK adds a session's items to the input, those of the run's own first attempt
+    too, so its resume could never replay: refused, naming the argument."""
+    from agents import SQLiteSession
+
+    model = FakeModel(lambda items: message("hi"))
+    agent = Agent(name="chat", model=model)
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn, max_size=2) as client:
+            with pytest.raises(InvalidInput, match="session=") as raised:
+                await ActaeRun(client, unique("oa-session")).run(
+                    agent, "hi", session=SQLiteSession("s1"))
+            assert raised.value.detail == {"argument": "session"}
+
+    run(scenario())
+    assert model.calls == 0
+
+
+@pytest.mark.parametrize("run_id", ["", None, 42])
+def test_a_run_id_that_is_no_channel_id_is_refused_when_the_run_is_made(
+        dsn: str, run_id: Any) -> None:
+    client = ActaeClient(dsn)  # never opened: refused before any call
+    with pytest.raises(InvalidInput, match="^run_id must be a non-empty string") as raised:
+        ActaeRun(client, run_id)
+    assert raised.value.detail == {"argument": "run_id"}

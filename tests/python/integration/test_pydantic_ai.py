@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 import pytest
-from pydantic_ai import Agent, ModelRetry
+from pydantic_ai import Agent, ModelRetry, RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     BinaryContent,
     ModelMessage,
@@ -24,6 +27,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
+from pydantic_ai.tools import ToolDefinition
 
 from actae import ActaeClient
 from actae.pydantic_ai import ActaeDurability, ReplayDiverged, _digest, current_tool  # pyright: ignore[reportPrivateUsage]
@@ -369,3 +373,83 @@ def test_a_resume_agrees_with_the_live_fingerprint(
 
     assert run(scenario()) == ["done", "done"]
     assert len(calls) == 2  # the second run replayed both turns
+
+
+class OrderNotFound(ModelRetry):
+    """A tool's own kind of ModelRetry."""
+
+
+@dataclass
+class PendingCheck(AbstractCapability[Any]):
+    """Another capability that reads a tool's result and asks the model to retry."""
+
+    async def after_tool_execute(self, ctx: RunContext[Any], *, call: ToolCallPart,
+                                 tool_def: ToolDefinition, args: Any, result: Any) -> Any:
+        if isinstance(result, dict) and cast(dict[str, Any], result).get("status") == "pending":
+            raise ModelRetry("the charge is pending; tell the user to check back later")
+        return result
+
+
+@pytest.mark.parametrize("where", ["subclass", "hook"])
+def test_a_model_retry_of_a_subclass_or_of_a_hook_is_the_tools_outcome(
+    dsn: str, unique: Callable[..., str], where: str
+) -> None:
+    """A ModelRetry raised as a subclass by the tool, or by another capability's
+    after_tool_execute once the tool has run: recorded as the tool's outcome, so a second
+    run replays it and the side-effecting tool is not run again (it was recorded as a
+    retryable failure and run a second time, told nothing had happened)."""
+    bodies: list[tuple[int, bool]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        parts = [p for m in messages for p in m.parts]
+        if any(isinstance(p, RetryPromptPart) or getattr(p, "outcome", None) == "retried"
+               for p in parts):
+            return ModelResponse(parts=[TextPart("told the user to check back")])
+        return ModelResponse(parts=[ToolCallPart("charge", {"cents": 500}, tool_call_id="c1")])
+
+    async def scenario() -> tuple[list[str], list[tuple[str, str]]]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            capabilities: list[Any] = [ActaeDurability(client)]
+            if where == "hook":
+                capabilities.append(PendingCheck())
+            agent = Agent(FunctionModel(respond), capabilities=capabilities)
+
+            @agent.tool_plain
+            def charge(cents: int) -> dict[str, str]:
+                tool = current_tool()
+                assert tool is not None
+                bodies.append((tool.attempt, tool.ambiguous))
+                if where == "subclass":
+                    raise OrderNotFound("the charge is pending; tell the user to check back")
+                return {"status": "pending"}
+
+            run_id = unique(f"pai-retry-{where}")
+            outs = [(await agent.run("charge me", run_id=run_id)).output for _ in range(2)]
+            rows = await client.list_executions(run_id)
+            return outs, [(r.status, next(iter(r.result or {}))) for r in rows]
+
+    outs, rows = run(scenario())
+    assert outs == ["told the user to check back"] * 2
+    assert bodies == [(1, False)]  # once: the second run replayed the recorded retry
+    assert rows == [("completed", "__actae_model_retry__")]
+
+
+def test_a_run_without_run_id_is_refused_before_the_model_is_asked(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """Without run_id= the run would be recorded under a channel of a generated id, which no
+    later run can name: it is refused before the model is called or anything recorded."""
+    asked: list[int] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        asked.append(1)
+        return ModelResponse(parts=[TextPart("hi")])
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn, max_size=2) as client:
+            agent = Agent(FunctionModel(respond), capabilities=[ActaeDurability(client)])
+            with pytest.raises(UserError, match="needs a run_id"):
+                await agent.run("hello")
+
+    run(scenario())
+    assert asked == []
