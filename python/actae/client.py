@@ -203,6 +203,7 @@ def _reused_cursor(conn: Any, binary: bool) -> Any:
 
 
 CONNECT_TIMEOUT = 5  # seconds for the first connection, unless the DSN sets connect_timeout
+GIVE_BACK_SECONDS = 1  # the lease left to a claim whose async tool was cancelled (_give_back)
 # watch() registers for three times its poll, and watch_channel takes at most 86 400 seconds.
 _MAX_POLL_SECONDS = 28800
 
@@ -265,6 +266,8 @@ class ActaeClient:
         )
         # The claims / completions of concurrent plans, sent as batches.
         self._coalescer = Coalescer(self._run)
+        #: leases being given back (_give_back): held, since the loop keeps tasks weakly
+        self._giving_back: set[asyncio.Task[None]] = set()
 
     async def open(self) -> None:
         """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
@@ -343,11 +346,35 @@ class ActaeClient:
                     value = await self._observed(self._coalescer.run, step)
                 else:
                     value = await self._step(step, started)
-        except BaseException:
+        except BaseException as exc:
             _runtime.stop_started(started)  # leaving early: no tool of it runs on unwatched
+            if not isinstance(exc, Exception):  # cancelled or interrupted: nothing recorded
+                for handle in started:
+                    if isinstance(handle, _runtime.Running) and handle.thread is None:
+                        handle.future.add_done_callback(
+                            functools.partial(self._give_back, handle.ctx))
             raise
         finally:
             self._coalescer.plans -= 1
+
+    def _give_back(self, ctx: Any, _: object) -> None:
+        """An async tool of a plan left by a cancel (or an interrupt) has ended: its lease
+        is given back, shortened by one heartbeat to GIVE_BACK_SECONDS, so the next claim of
+        the key takes it over then (ambiguous, as after a crash: the tool's outcome was not
+        recorded) instead of when the whole lease ends. A sync tool's thread cannot be
+        stopped: its claim keeps its lease. When the outcome was recorded after all, or the
+        claim was taken over, the heartbeat is refused (AC409, AC423) and changes nothing;
+        any error is ignored (the lease then lapses as it would have)."""
+        call = calls.heartbeat_execution(ctx.execution_id, ctx.claim_token, GIVE_BACK_SECONDS,
+                                         channel_id=ctx.channel_id)
+
+        async def send() -> None:
+            with contextlib.suppress(Exception):
+                await self.run(call)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._giving_back.add(task)
+        task.add_done_callback(self._giving_back.discard)
 
     async def _step(self, step: plans.Step, started: list[Any]) -> Any:
         if isinstance(step, calls.Call):

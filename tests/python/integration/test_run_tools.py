@@ -489,6 +489,49 @@ def test_a_cancelled_caller_stops_every_tool_of_the_batch(dsn: str, unique: Any)
     assert sorted(ended) == [f"{n} ran to the end (attempt 2)" for n in "abc"]
 
 
+def test_a_cancelled_caller_gives_its_async_tools_leases_back(dsn: str, unique: Any) -> None:
+    """A caller cancelled while its async tools run (a framework cancelling the siblings of
+    a failed tool, a timeout): once they have stopped, their claims' leases are given back
+    (shortened to a second), so the next call takes them over at once, as ambiguous, not
+    after the whole 60 s lease (it waited all of it). A sync tool's thread cannot be
+    stopped: its claim keeps its lease."""
+    channel = unique("give-back")
+    attempts: list[tuple[str, int, bool]] = []
+
+    async def slow(ctx: ToolContext) -> Any:
+        attempts.append((ctx.key_name, ctx.attempt, ctx.ambiguous))
+        if ctx.attempt == 1:
+            await asyncio.sleep(30)
+        return ctx.key_name
+
+    def blocking(ctx: ToolContext) -> Any:
+        time.sleep(2)
+        return ctx.key_name
+
+    async def main() -> tuple[list[Any], float, str]:
+        async with ActaeClient(dsn, max_size=3) as client:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(client.run_tools(
+                    [ToolCall(slow, "a", "t", {}), ToolCall(slow, "b", "t", {})],
+                    channel_id=channel), 0.3)
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(client.run_tool(
+                    blocking, channel_id=channel, key_name="s", tool_name="t", params={}), 0.3)
+            started = time.monotonic()
+            again = await client.run_tools(
+                [ToolCall(slow, "a", "t", {}), ToolCall(slow, "b", "t", {})],
+                channel_id=channel, wait_timeout=20)
+            took = time.monotonic() - started
+            held = await client.claim_execution(channel, "s", "t", {})
+            return again, took, held.status
+
+    again, took, held = run(main())
+    assert again == ["a", "b"]
+    assert took < 10, took  # the leases were given back, not waited out (60 s)
+    assert sorted(attempts) == [("a", 1, False), ("a", 2, True), ("b", 1, False), ("b", 2, True)]
+    assert held == "in_progress"  # the sync tool's claim keeps its lease
+
+
 def test_a_cancellation_that_cannot_be_recorded_still_records_the_others(
     dsn: str, unique: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
