@@ -569,10 +569,13 @@ def _namespace(config: RunnableConfig | None) -> tuple[str, str]:
     conf = (config or {}).get("configurable") or {}
     if "thread_id" not in conf:
         raise ValueError("a durable tool needs a thread_id in its config")
-    # The node's path without task ids: stable across resumes and forks of the thread.
-    ns = "|".join(part.split(":")[0] for part in str(conf.get("checkpoint_ns", "")).split("|")
-                  if not part.isdigit())
-    return str(conf["thread_id"]), ns
+    # The task's whole namespace, task ids included: LangGraph derives a task's id from the
+    # checkpoint it runs from (its id, the step, the node), so it is the same when the step
+    # runs again (a resume after a crash or an interrupt, a replay from an old checkpoint,
+    # a fork or copy of the thread) and new for every other step, turn or branch. A tool
+    # call id alone is not unique: models number calls per response (call_0), and an edited
+    # tool call (update_state) keeps its id with new arguments.
+    return str(conf["thread_id"]), str(conf.get("checkpoint_ns", ""))
 
 
 def _message(result: Any, call_id: str, name: str) -> ToolMessage:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -178,7 +179,8 @@ def test_async_graph_runs_the_tool_through_the_ledger(dsn, conn, unique) -> None
         "select e.key_name, e.tool_name, e.status, e.params from actae.executions as e"
         " join actae.langgraph_threads as t on t.channel_id = e.channel_id"
         " where t.thread_id = %s", (thread_id,)).fetchone()
-    assert row == ("langgraph:tools:call_1", "charge", "completed", CALL["args"])
+    assert row is not None and row[1:] == ("charge", "completed", CALL["args"])
+    assert re.fullmatch(r"langgraph:tools:[0-9a-f-]{36}:call_1", row[0]), row[0]
 
 
 def test_forked_thread_replays_the_charge_instead_of_repeating_it(dsn, conn, unique) -> None:
@@ -202,10 +204,12 @@ def test_forked_thread_replays_the_charge_instead_of_repeating_it(dsn, conn, uni
         "select channel_id from actae.langgraph_threads"
         " where thread_id = %s and checkpoint_ns = ''", (fork_id,)).fetchone()
     assert fork_channel is not None
+    [(key,)] = conn.execute(
+        "select e.key_name from actae.executions as e join actae.langgraph_threads as t"
+        " on t.channel_id = e.channel_id where t.thread_id = %s", (thread_id,)).fetchall()
     replay = conn.execute(
-        "select c.outcome from actae.claim_execution("
-        "%s, 'langgraph:tools:call_1', 'charge', %s) as c",
-        (fork_channel[0], psycopg.types.json.Jsonb(CALL["args"]))).fetchone()
+        "select c.outcome from actae.claim_execution(%s, %s, 'charge', %s) as c",
+        (fork_channel[0], key, psycopg.types.json.Jsonb(CALL["args"]))).fetchone()
     assert replay == ("replayed",), "the fork's channel inherits the completed execution"
     original = saver_state_messages(dsn, thread_id)
     tool_messages = [m for m in state["messages"] if isinstance(m, ToolMessage)]
@@ -219,6 +223,69 @@ def saver_state_messages(dsn: str, thread_id: str) -> list[Any]:
         found = saver.get_tuple({"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}})
     assert found is not None
     return list(found.checkpoint["channel_values"]["messages"])
+
+
+def _charging_graph(saver: ActaeSaver, charges: list[tuple[str, int]]) -> Any:
+    """An agent node that turns "order amount" into one charge call, numbered call_0 in
+    every turn (as models that number the calls of each response do)."""
+    @tool
+    def charge(order: str, amount: int) -> str:
+        """Charge an order."""
+        charges.append((order, amount))
+        return f"charge #{len(charges)}: {order} {amount}"
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        last = state["messages"][-1]
+        if isinstance(last, HumanMessage):
+            order, amount = str(last.content).split()
+            return {"messages": [AIMessage("", tool_calls=[{
+                "name": "charge", "args": {"order": order, "amount": int(amount)},
+                "id": "call_0"}])]}
+        return {"messages": [AIMessage("done")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode([durable_tool(charge, saver)]))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition)
+    builder.add_edge("tools", "agent")
+    return builder.compile(checkpointer=saver)
+
+
+def test_a_tool_call_id_used_again_in_a_later_turn_is_a_new_call(dsn, unique) -> None:
+    """Keys hold the task id: turn 2's call_0 is a new charge (it replayed turn 1's result
+    with the same arguments, and was refused as IdempotencyConflict with others)."""
+    charges: list[tuple[str, int]] = []
+    config = {"configurable": {"thread_id": unique("lg-reuse")}}
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        graph = _charging_graph(saver, charges)
+        said = [graph.invoke({"messages": [HumanMessage(m)]}, config)["messages"][-2].content
+                for m in ("o-1 500", "o-1 500", "o-2 700")]
+    assert charges == [("o-1", 500), ("o-1", 500), ("o-2", 700)]
+    assert said == ["charge #1: o-1 500", "charge #2: o-1 500", "charge #3: o-2 700"]
+
+
+def test_time_travel_runs_the_steps_after_the_checkpoint_as_new_calls(dsn, unique) -> None:
+    """A run from the checkpoint before the tool node is executed by LangGraph as new
+    steps (new task ids), so the tool runs again, as without Actae, and a call edited there
+    with update_state (its id kept, as LangGraph documents) runs with its new arguments
+    (it was refused as IdempotencyConflict). To re-run from a step without paying for the
+    calls again, fork the thread (test_forked_thread_replays_the_charge_instead_of_...)."""
+    charges: list[tuple[str, int]] = []
+    config = {"configurable": {"thread_id": unique("lg-travel")}}
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        graph = _charging_graph(saver, charges)
+        graph.invoke({"messages": [HumanMessage("o-1 500")]}, config)
+        before = next(s for s in graph.get_state_history(config) if s.next == ("tools",))
+        again = graph.invoke(None, before.config)["messages"][-2].content
+        ai = before.values["messages"][-1]
+        edited = {**ai.tool_calls[0], "args": {"order": "o-1", "amount": 300}}
+        forked = graph.update_state(before.config, {"messages": [
+            AIMessage("", id=ai.id, tool_calls=[edited])]})
+        ran = graph.invoke(None, forked)["messages"][-2].content
+    assert again == "charge #2: o-1 500"
+    assert ran == "charge #3: o-1 300"
+    assert charges == [("o-1", 500), ("o-1", 500), ("o-1", 300)]
 
 
 if __name__ == "__main__":
