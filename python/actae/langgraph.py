@@ -31,7 +31,7 @@ from typing import Any, cast
 import psycopg
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
@@ -578,6 +578,12 @@ def _namespace(config: RunnableConfig | None) -> tuple[str, str]:
     return str(conf["thread_id"]), str(conf.get("checkpoint_ns", ""))
 
 
+def _async_only(tool: BaseTool) -> bool:
+    """A StructuredTool made from a coroutine alone: its sync invoke raises."""
+    return (isinstance(tool, StructuredTool) and tool.func is None
+            and tool.coroutine is not None)
+
+
 def _message(result: Any, call_id: str, name: str) -> ToolMessage:
     content = result if isinstance(result, str) else json.dumps(result)
     return ToolMessage(content=content, tool_call_id=call_id, name=name)
@@ -610,10 +616,20 @@ class DurableTool(BaseTool):
             finally:
                 _CURRENT.reset(token)
 
+        async def async_effect(ctx: ToolContext) -> Any:
+            token = _CURRENT.set(ctx)
+            try:
+                return await self.inner.ainvoke(args, config)
+            finally:
+                _CURRENT.reset(token)
+
         channel_id = client.run(calls.langgraph_channel(thread_id))
+        # A tool with only a coroutine (`@tool async def`, MCP adapters' tools) cannot be
+        # invoked synchronously: the blocking client runs it on its tool thread's own loop.
         result = client.run_tool(
-            effect, channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
-            dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
+            async_effect if _async_only(self.inner) else effect, channel_id=channel_id,
+            key_name=key, tool_name=self.name, params=args, dedup_fields=self.dedup_fields,
+            lease_seconds=self.lease_seconds)
         return _message(result, call_id, self.name)
 
     async def ainvoke(

@@ -288,6 +288,44 @@ def test_time_travel_runs_the_steps_after_the_checkpoint_as_new_calls(dsn, uniqu
     assert charges == [("o-1", 500), ("o-1", 500), ("o-1", 300)]
 
 
+def test_an_async_only_tool_runs_under_a_blocking_saver(dsn, unique) -> None:
+    """`@tool async def` (as MCP adapters' tools are) under ActaeSaver, with graph.ainvoke
+    and graph.invoke: the call runs once, on the tool thread's own loop (its sync invoke,
+    which such a tool does not have, raised NotImplementedError, recorded as a failure)."""
+    seen: list[str] = []
+
+    @tool
+    async def lookup(q: str) -> str:
+        """Look something up."""
+        await asyncio.sleep(0)
+        seen.append(current_tool_context().key_name)
+        return f"result for {q}"
+
+    def graph(saver: ActaeSaver) -> Any:
+        def agent(state: MessagesState) -> dict[str, Any]:
+            if isinstance(state["messages"][-1], HumanMessage):
+                return {"messages": [AIMessage("", tool_calls=[
+                    {"name": "lookup", "args": {"q": "x"}, "id": "c1"}])]}
+            return {"messages": [AIMessage("done")]}
+
+        builder = StateGraph(MessagesState)
+        builder.add_node("agent", agent)
+        builder.add_node("tools", ToolNode([durable_tool(lookup, saver)]))
+        builder.add_edge(START, "agent")
+        builder.add_conditional_edges("agent", tools_condition)
+        builder.add_edge("tools", "agent")
+        return builder.compile(checkpointer=saver)
+
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        async_config = {"configurable": {"thread_id": unique("lg-async-only")}}
+        out = asyncio.run(graph(saver).ainvoke({"messages": [HumanMessage("hi")]},
+                                               async_config))
+        sync_config = {"configurable": {"thread_id": unique("lg-async-only")}}
+        out_sync = graph(saver).invoke({"messages": [HumanMessage("hi")]}, sync_config)
+    assert out["messages"][-2].content == out_sync["messages"][-2].content == "result for x"
+    assert len(seen) == 2
+
+
 if __name__ == "__main__":
     _child(*sys.argv[1:5])
 
