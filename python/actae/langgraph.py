@@ -45,6 +45,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
+from pydantic_core import to_jsonable_python
 
 from actae import calls
 from actae._runtime import retrieve
@@ -578,6 +579,28 @@ def _namespace(config: RunnableConfig | None) -> tuple[str, str]:
     return str(conf["thread_id"]), str(conf.get("checkpoint_ns", ""))
 
 
+#: a tool with response_format="content_and_artifact" is stored as {mark: its ToolMessage's
+#: content, artifact (as JSON) and status} and its ToolMessage rebuilt, live and on replay
+_TOOL_MESSAGE = "__actae_tool_message__"
+
+
+def _stored(tool: BaseTool, output: Any) -> Any:
+    """What a call's output is recorded as: a ToolMessage (a tool with artifacts, invoked
+    with its tool call) as its parts, anything else as it is."""
+    if isinstance(output, ToolMessage):
+        return {_TOOL_MESSAGE: {"content": output.content, "status": output.status,
+                                "artifact": to_jsonable_python(output.artifact, fallback=str)}}
+    return output
+
+
+def _invocation(tool: BaseTool, args: dict[str, Any], call_id: str) -> Any:
+    """The inner tool's input: its tool call for a tool with artifacts (LangChain returns
+    only the content to plain arguments), the arguments otherwise."""
+    if tool.response_format == "content_and_artifact":
+        return {"type": "tool_call", "name": tool.name, "args": args, "id": call_id}
+    return args
+
+
 def _async_only(tool: BaseTool) -> bool:
     """A StructuredTool made from a coroutine alone: its sync invoke raises."""
     return (isinstance(tool, StructuredTool) and tool.func is None
@@ -585,6 +608,11 @@ def _async_only(tool: BaseTool) -> bool:
 
 
 def _message(result: Any, call_id: str, name: str) -> ToolMessage:
+    if isinstance(result, dict) and len(cast(dict[str, Any], result)) == 1 \
+            and _TOOL_MESSAGE in result:
+        parts = cast(dict[str, Any], result[_TOOL_MESSAGE])
+        return ToolMessage(content=parts["content"], artifact=parts["artifact"],
+                           status=parts["status"], tool_call_id=call_id, name=name)
     content = result if isinstance(result, str) else json.dumps(result)
     return ToolMessage(content=content, tool_call_id=call_id, name=name)
 
@@ -609,17 +637,19 @@ class DurableTool(BaseTool):
         thread_id, key = self._key(config, call_id)
         client: SyncActaeClient = self.client
 
+        given = _invocation(self.inner, args, call_id)
+
         def effect(ctx: ToolContext) -> Any:
             token = _CURRENT.set(ctx)
             try:
-                return self.inner.invoke(args, config)
+                return _stored(self.inner, self.inner.invoke(given, config))
             finally:
                 _CURRENT.reset(token)
 
         async def async_effect(ctx: ToolContext) -> Any:
             token = _CURRENT.set(ctx)
             try:
-                return await self.inner.ainvoke(args, config)
+                return _stored(self.inner, await self.inner.ainvoke(given, config))
             finally:
                 _CURRENT.reset(token)
 
@@ -642,11 +672,12 @@ class DurableTool(BaseTool):
         call_id, args = _tool_call(input)
         thread_id, key = self._key(config, call_id)
         client: ActaeClient = self.client
+        given = _invocation(self.inner, args, call_id)
 
         async def effect(ctx: ToolContext) -> Any:
             token = _CURRENT.set(ctx)
             try:
-                return await self.inner.ainvoke(args, config)
+                return _stored(self.inner, await self.inner.ainvoke(given, config))
             finally:
                 _CURRENT.reset(token)
 
@@ -706,16 +737,19 @@ def durable_tool(
     """Wrap a LangChain tool so each call runs through Actae's run_tool.
 
     The execution lives in the thread's root channel under key
-    ``langgraph:<node path>:<tool_call_id>``; its params are the call's arguments (they
-    must be JSON, so no injected state). A call that completed replays its stored result
-    (the tool is not called again) after a crash, a retry, a resume, or in a thread copied
-    or forked from this one; a call cut off mid-way is re-run with the same
-    ``current_tool_context().idempotency_key``, which the tool should hand to its provider.
-    The tool's result must be JSON (a str becomes the ToolMessage content as is). Any of
-    them works under both ``invoke`` and ``ainvoke``: a blocking client under ``ainvoke``
-    runs in a worker thread, an AsyncActaeSaver under ``invoke`` (from another thread than
-    its loop, as for the saver itself) runs on the saver's loop; a bare asyncio ActaeClient
-    under ``invoke`` is a TypeError (it has no loop to run on).
+    ``langgraph:<checkpoint_ns>:<tool_call_id>`` (the task's namespace, task id included);
+    its params are the call's arguments (they must be JSON, so no injected state). A call
+    that completed replays its stored result (the tool is not called again) after a crash,
+    a retry, a resume, or in a thread copied or forked from this one; a call cut off mid-way
+    is re-run with the same ``current_tool_context().idempotency_key``, which the tool
+    should hand to its provider. The tool's result must be JSON (a str becomes the
+    ToolMessage content as is); a tool with response_format="content_and_artifact" has its
+    content, artifact (as JSON) and status recorded, and its ToolMessage rebuilt from them.
+    return_direct, tags and metadata are the tool's. Any client works under both ``invoke``
+    and ``ainvoke``: a blocking client under ``ainvoke`` runs in a worker thread, an
+    AsyncActaeSaver under ``invoke`` (from another thread than its loop, as for the saver
+    itself) runs on the saver's loop; a bare asyncio ActaeClient under ``invoke`` is a
+    TypeError (it has no loop to run on).
     """
     # Checked at run time too: an untyped caller may pass anything.
     inner_client = cast("object", (
@@ -725,7 +759,8 @@ def durable_tool(
                         f" ActaeClient, not {type(client).__name__}")
     return DurableTool(
         name=tool.name, description=tool.description, args_schema=tool.args_schema,
-        inner=tool, client=inner_client, lease_seconds=calls.check_lease_seconds(lease_seconds),
+        return_direct=tool.return_direct, tags=tool.tags, metadata=tool.metadata, inner=tool,
+        client=inner_client, lease_seconds=calls.check_lease_seconds(lease_seconds),
         loop=client.loop if isinstance(client, AsyncActaeSaver) else None,
         dedup_fields=calls.field_names(dedup_fields),
     )

@@ -326,6 +326,41 @@ def test_an_async_only_tool_runs_under_a_blocking_saver(dsn, unique) -> None:
     assert len(seen) == 2
 
 
+def test_return_direct_and_artifacts_are_the_tools_own(dsn, unique) -> None:
+    """A durable tool keeps the tool's return_direct, tags and metadata, and a tool with
+    response_format="content_and_artifact" gives its ToolMessage's artifact and status,
+    live and replayed (they were dropped: the artifact came back None, return_direct
+    False, so create_react_agent asked the model again)."""
+    runs: list[str] = []
+
+    @tool(response_format="content_and_artifact", return_direct=True)
+    def search(q: str) -> tuple[str, dict[str, Any]]:
+        """Search."""
+        runs.append(q)
+        return f"found {q}", {"raw": [1, 2, 3]}
+
+    search.tags, search.metadata = ["pay"], {"team": "billing"}
+
+    call = {"type": "tool_call", "name": "search", "args": {"q": "x"}, "id": "s1"}
+    config = {"configurable": {"thread_id": unique("lg-artifact"), "checkpoint_ns": "tools:t"}}
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        durable = durable_tool(search, saver)
+        live, replayed = durable.invoke(call, config), durable.invoke(call, config)
+
+        async def main() -> Any:
+            async with AsyncActaeSaver.from_conn_string(dsn) as asaver:
+                return await durable_tool(search, asaver).ainvoke(call, config)
+
+        async_replayed = asyncio.run(main())
+    assert (durable.return_direct, durable.tags, durable.metadata) == (
+        True, ["pay"], {"team": "billing"})
+    for message in (live, replayed, async_replayed):
+        assert isinstance(message, ToolMessage)
+        assert (message.content, message.artifact, message.status, message.tool_call_id) == (
+            "found x", {"raw": [1, 2, 3]}, "success", "s1")
+    assert runs == ["x"]
+
+
 if __name__ == "__main__":
     _child(*sys.argv[1:5])
 
