@@ -15,7 +15,7 @@ import pytest
 
 from actae import ActaeClient, Run, SyncActaeClient, ToolContext, Worker, calls, observe
 from actae import worker as worker_module
-from actae.errors import InvalidInput, LeaseLost
+from actae.errors import IdempotencyConflict, InvalidInput, LeaseLost
 
 
 def _complete(client: SyncActaeClient, channel: str, key: str, tool: str, i: int) -> None:
@@ -302,3 +302,45 @@ def test_a_failing_completing_claim_still_completes_the_run(
     # Every run completed (checked in _work), each on its own complete_run, claimed by the
     # claim loop.
     assert sum(recorder.sizes) == 3 and recorder.handed == [0, 0, 0], recorder.sizes
+
+
+@pytest.mark.parametrize("changed", ["params", "tool_name"])
+def test_worker_prefetch_does_not_replay_a_different_call_under_a_recorded_key(
+    dsn: str, unique: Callable[..., str], changed: str
+) -> None:
+    """A run's step "charge" was recorded with amount 10; the resumed agent now calls it
+    with amount 99 (or as another tool). The server refuses that claim (AC409), and so must
+    the prefetch: it may not hand back the recorded result of the other call."""
+    channel, queue = unique("pf-diff"), unique("q")
+    seen: list[Any] = []
+
+    def charge(ctx: ToolContext) -> dict[str, Any]:
+        return {"charged": ctx.params["amount"]}
+
+    with SyncActaeClient(dsn, max_size=1) as sync:
+        sync.run_tool(charge, channel_id=channel, key_name="charge", tool_name="charge",
+                      params={"amount": 10})
+
+    async def scenario() -> str:
+        async with ActaeClient(dsn) as client:
+            worker = Worker(client, queue=queue, poll_interval=0.1)
+
+            @worker.agent("pay")
+            async def pay(run: Run) -> Any:
+                try:
+                    done = await run.tool(
+                        charge, key="charge",
+                        tool_name="refund" if changed == "tool_name" else "charge",
+                        params={"amount": 99 if changed == "params" else 10})
+                except IdempotencyConflict:
+                    seen.append(("refused", run.prefetch_hits))
+                    raise
+                seen.append(("returned", done, run.prefetch_hits))
+                return done
+
+            await client.start_run(channel, "pay", {}, queue, max_attempts=1)
+            await asyncio.wait_for(worker.run_async(until_idle=True), 30)
+            return (await client.get_run(channel)).status
+
+    assert asyncio.run(scenario()) == "failed"
+    assert seen == [("refused", 0)]

@@ -114,7 +114,9 @@ def test_notify_announces_runs_due_now(dsn: str, client: SyncActaeClient,
 
         claimed = client.claim_run(queue, "w")
         assert claimed is not None and claimed.claim_token is not None
-        client.wait_for_event(now, claimed.claim_token, "k", "approval", 3600)
+        parked = client.wait_for_event(now, claimed.claim_token, "k", "approval", 3600)
+        # parked, its deadline an hour away: neither received nor timed out
+        assert (parked.outcome, parked.received, parked.timed_out) == ("waiting", False, False)
         client.record_event(now, "comment", {"text": "hi"})
         assert heard() == [], "another event type wakes nothing"
         client.record_event(now, "approval", {"approved": True})
