@@ -1,7 +1,9 @@
 """run_tools' decision plan with scripted replies: no database (see test_plans_run_tool for
 the Script). The branches the integration tests cannot time: a heartbeat while one tool
 still runs and another has finished (both leases kept), a cancel seen at that heartbeat,
-and a refused complete_executions recorded element by element.
+a refused complete_executions recorded element by element, an interrupt raised ahead of an
+earlier element's error, a failure that could not be recorded, and a cancel-requested
+element cancelled before any tool starts.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from actae import calls
 from actae.errors import Cancelled, LeaseLost
 from actae.plans import Plan
 from actae.plans import tools as plans
-from actae.plans.tools import Attempt, Returned, Start, Stop, Wait
+from actae.plans.tools import Attempt, Raised, Returned, Start, Stop, Wait
 from tests.python.unit.test_plans_run_tool import (
     CHANNEL,
     Script,
@@ -106,3 +108,49 @@ def test_a_refused_batch_completion_is_retried_element_by_element() -> None:
         (is_attempt(COMPLETE), execution(**B, status="completed", result="b stored")),
     )
     script.raises(run_tools(), LeaseLost)  # a's; b's result is recorded, no fail for a
+
+
+def test_an_interrupt_is_raised_ahead_of_an_earlier_elements_error() -> None:
+    """a raises an ordinary error (recorded as a failure), b an interrupt: the interrupt is
+    what the caller gets, not a's error, and nothing is recorded for b (like a crash)."""
+    script = Script(
+        *started(),
+        (is_wait(HANDLE_A), Raised(ValueError("provider said no"))),
+        (is_wait(HANDLE_B), Raised(KeyboardInterrupt())),
+        (is_attempt(FAIL, execution_id=A["execution_id"], error="ValueError: provider said no",
+                    retryable=True),
+         execution(**A, status="failed", error="ValueError: provider said no")),
+    )
+    script.raises(run_tools(), KeyboardInterrupt)
+
+
+def test_a_failure_that_could_not_be_recorded_raises_why_not_the_tools_error() -> None:
+    """Recording a's failure is refused (its lease was taken over): the caller gets that
+    refusal, as run_tool raises it, not the tool's error, which suggests it was stored."""
+    script = Script(
+        *started(),
+        (is_wait(HANDLE_A), Raised(RuntimeError("provider timeout"))),
+        (is_wait(HANDLE_B), Returned("b done")),
+        (is_attempt(COMPLETES), [execution(**B, status="completed", result="b stored")]),
+        (is_attempt(FAIL, execution_id=A["execution_id"]), LeaseLost("fenced out")),
+    )
+    error = script.raises(run_tools(), LeaseLost)
+    assert str(error) == "fenced out"
+
+
+def test_an_owned_claim_of_a_cancel_requested_execution_is_cancelled_without_running() -> None:
+    """As run_tool: an element claimed (here reclaimed) with a cancel requested is recorded
+    as cancelled before any tool starts; the other element runs and is recorded."""
+    script = Script(
+        (is_call(CLAIMS, key_names=["a", "b"]),
+         [claim("reclaimed", **A, cancel_requested=True, cancel_reason="stop"),
+          claim("claimed", **B)]),
+        (is_attempt(FAIL, execution_id=A["execution_id"], error="cancelled: stop",
+                    retryable=False),
+         execution(**A, status="cancelled", error="cancelled: stop")),
+        (is_step(Start, fn=tool), HANDLE_B),
+        (is_wait(HANDLE_B), Returned("b done")),
+        (is_attempt(COMPLETES), [execution(**B, status="completed", result="b stored")]),
+    )
+    script.raises(run_tools(), Cancelled)
+    assert len(script.started()) == 1
