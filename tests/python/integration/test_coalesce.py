@@ -199,7 +199,8 @@ def test_a_caller_cancelled_before_the_batch_is_sent_is_left_out(
             filling = client._coalescer._filling  # pyright: ignore[reportPrivateUsage]
             queued = sum(len(others) + 1 for others in filling.values()) == 4
             tasks[cancelled].cancel()
-            results = await asyncio.gather(*tasks, return_exceptions=True)
+            # bounded: a batch left unsent would leave the others waiting for ever
+            results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
             assert isinstance(results[cancelled], asyncio.CancelledError)
             assert [r for r in results if not isinstance(r, BaseException)] == [
                 {"key": f"k{i}", "params": {}} for i in range(4) if i != cancelled]
@@ -226,7 +227,7 @@ async def _cancel_in_flight(client: ActaeClient, dsn: str, channel: str, tool: A
     await asyncio.sleep(0.2)
     await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))", (channel,))
     await guard.close()
-    return await asyncio.gather(*tasks, return_exceptions=True)
+    return await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
 
 
 @pytest.mark.parametrize("cancelled", [0, 2])
@@ -330,6 +331,78 @@ def test_an_ambiguous_reclaim_cancelled_in_flight_stays_ambiguous(
 
 
 # --- the frameworks' parallel tool calls --------------------------------------------------------
+
+
+async def _refused_batch(client: ActaeClient, channel: str, held: str, conflict: str
+                         ) -> tuple[list[asyncio.Task[Any]], asyncio.Event]:
+    """run_tool k0, k1, k2 of the channel gathered, k<conflict> with other params than its
+    stored call, so their claim batch is refused (AC409) and each is sent on its own. The
+    call `held` ("batch", or the single claim of "k0") is held up 0.3 s in flight; the
+    event is set when it starts."""
+    send = client._coalescer._execute  # pyright: ignore[reportPrivateUsage]
+    started = asyncio.Event()
+
+    async def holding(call: calls.Call[Any]) -> Any:
+        if (held == "batch" and call.sql == calls.CLAIM_EXECUTIONS) or (
+                call.sql == calls.CLAIM and call.params["key_name"] == held):
+            started.set()
+            await asyncio.sleep(0.3)
+        return await send(call)
+
+    await client.run_tool(_echo, channel_id=channel, key_name=f"k{conflict}", tool_name="t",
+                          params={"n": 1})
+    client._coalescer._execute = holding  # pyright: ignore[reportPrivateUsage]
+    tasks = [asyncio.create_task(client.run_tool(
+        _echo, channel_id=channel, key_name=f"k{i}", tool_name="t", params={"n": 2}))
+        for i in range(3)]
+    return tasks, started
+
+
+def test_a_caller_cancelled_while_a_refused_batch_is_in_flight_is_not_sent_alone(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str]) -> None:
+    """k0's caller gives up while the batch is in flight; the batch is refused (k1's
+    conflict), and of the calls sent one by one afterwards k0's is not: no row is left for
+    a call nobody waits for (it was claimed, and then failed, for a new key)."""
+    channel = unique("co-refused")
+
+    async def main() -> list[Any]:
+        async with ActaeClient(dsn) as client:
+            tasks, started = await _refused_batch(client, channel, "batch", conflict=1)
+            await asyncio.wait_for(started.wait(), 10)
+            tasks[0].cancel()
+            return await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
+
+    results = asyncio.run(main())
+    assert isinstance(results[0], asyncio.CancelledError)
+    assert isinstance(results[1], IdempotencyConflict)
+    assert results[2] == {"key": "k2", "params": {"n": 2}}
+    keys = conn.execute("select key_name from actae.executions where channel_id = %s"
+                        " order by key_name", (channel,)).fetchall()
+    assert keys == [("k1",), ("k2",)]
+
+
+def test_a_caller_cancelled_while_its_own_refused_claim_is_in_flight_holds_up_nobody(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """The batch is refused for k0's conflict; k0's own claim, sent alone, is in flight
+    when its caller gives up, and is refused again: k1 and k2 are still sent and get their
+    results (handing the refusal to the cancelled caller raised, and the others waited for
+    ever)."""
+    channel = unique("co-refused")
+
+    async def main() -> list[Any]:
+        async with ActaeClient(dsn) as client:
+            tasks, started = await _refused_batch(client, channel, "k0", conflict=0)
+            await asyncio.wait_for(started.wait(), 10)
+            tasks[0].cancel()
+            done, pending = await asyncio.wait(tasks, timeout=10)
+            for task in pending:
+                task.cancel()
+            assert not pending, "callers left waiting"
+            return ["cancelled" if t.cancelled() else t.exception() or t.result()
+                    for t in tasks]
+
+    assert asyncio.run(main()) == ["cancelled", {"key": "k1", "params": {"n": 2}},
+                                   {"key": "k2", "params": {"n": 2}}]
 
 
 def test_pydantic_ai_parallel_tool_calls_are_one_batch(

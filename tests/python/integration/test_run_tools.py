@@ -364,6 +364,33 @@ def test_wait_timeout_raises_tool_in_progress_with_the_others_recorded(
         "search:0": "completed", "search:1": "claimed", "search:2": "completed"}
 
 
+def test_wait_timeout_bounds_the_wait_for_every_element_in_progress_together(
+    dsn: str, unique: Any, flavor: str
+) -> None:
+    """Two elements held by another worker, the first completed by it after 1.5 s: the
+    second is waited for only what is left of wait_timeout, not a whole one of its own, so
+    ToolInProgress comes about wait_timeout (2 s) after the start, not near 3.5 s."""
+    channel = unique("batch")
+    with SyncActaeClient(dsn, max_size=2) as other:
+        first = other.claim_execution(channel, "a", "t", {}, None, 60)
+        other.claim_execution(channel, "b", "t", {}, None, 60)
+        assert first.claim_token is not None
+        token = first.claim_token
+        finish = threading.Timer(1.5, lambda: other.complete_execution(
+            first.execution.id, token, {"by": "other"}))
+        finish.start()
+        started = time.monotonic()
+        try:
+            with pytest.raises(ToolInProgress):
+                batch(dsn, flavor, [ToolCall(make_tool(flavor, lambda ctx: 1), "a", "t", {}),
+                                    ToolCall(make_tool(flavor, lambda ctx: 2), "b", "t", {})],
+                      channel_id=channel, wait_timeout=2.0)
+            took = time.monotonic() - started
+        finally:
+            finish.join()
+    assert 2.0 <= took < 2.75, took
+
+
 def test_in_progress_elsewhere_is_not_waited_for_once_an_element_failed(
     dsn: str, unique: Any, flavor: str
 ) -> None:
