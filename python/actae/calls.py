@@ -483,14 +483,17 @@ def tools_field_names(
 
 
 def check_lease_seconds(value: object, argument: str = "lease_seconds") -> int:
-    """An integration's lease: an integer from 1 to 86400 (SPEC's limit), checked when the
-    integration is made (or a tool's own setting read), not first at a claim after a model
-    turn was paid for; a bool or a fraction is refused, not rounded. InvalidInput naming
-    argument otherwise."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 86400:
-        raise InvalidInput(f"{argument} must be an integer from 1 to 86400, got {value!r}",
+    """An integration's lease: a whole number of seconds from 1 to 86400 (SPEC's limit),
+    as an int (60.0, from a JSON or YAML setting, is 60), checked when the integration is
+    made (or a tool's own setting read), not first at a claim after a model turn was paid
+    for; a bool or a fraction is refused, not rounded. InvalidInput naming argument
+    otherwise."""
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and value.is_integer())
+    if not whole or not 1 <= cast(float, value) <= 86400:
+        raise InvalidInput(f"{argument} must be a whole number from 1 to 86400, got {value!r}",
                            {"argument": argument})
-    return value
+    return int(cast(float, value))
 
 
 def _seconds(value: timedelta | float | None, argument: str) -> int | None:

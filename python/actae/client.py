@@ -204,6 +204,7 @@ def _reused_cursor(conn: Any, binary: bool) -> Any:
 
 CONNECT_TIMEOUT = 5  # seconds for the first connection, unless the DSN sets connect_timeout
 GIVE_BACK_SECONDS = 1  # the lease left to a claim whose async tool was cancelled (_give_back)
+GIVE_BACK_WAIT = 2.0  # seconds close() waits for those leases to be given back
 # watch() registers for three times its poll, and watch_channel takes at most 86 400 seconds.
 _MAX_POLL_SECONDS = 28800
 
@@ -280,6 +281,13 @@ class ActaeClient:
             await self.pool.open(wait=True)
 
     async def close(self) -> None:
+        if self._giving_back:
+            # Leases being given back (_give_back): sent before the pool goes, unless their
+            # tool does not end within the wait (its lease then lapses as it would have).
+            pending = set(self._giving_back)
+            _, late = await asyncio.wait(pending, timeout=GIVE_BACK_WAIT)
+            for task in late:
+                task.cancel()
         if self._owns_pool:
             await self.pool.close()
 
@@ -351,24 +359,25 @@ class ActaeClient:
             if not isinstance(exc, Exception):  # cancelled or interrupted: nothing recorded
                 for handle in started:
                     if isinstance(handle, _runtime.Running) and handle.thread is None:
-                        handle.future.add_done_callback(
-                            functools.partial(self._give_back, handle.ctx))
+                        self._give_back(handle.future, handle.ctx)
             raise
         finally:
             self._coalescer.plans -= 1
 
-    def _give_back(self, ctx: Any, _: object) -> None:
-        """An async tool of a plan left by a cancel (or an interrupt) has ended: its lease
-        is given back, shortened by one heartbeat to GIVE_BACK_SECONDS, so the next claim of
-        the key takes it over then (ambiguous, as after a crash: the tool's outcome was not
-        recorded) instead of when the whole lease ends. A sync tool's thread cannot be
-        stopped: its claim keeps its lease. When the outcome was recorded after all, or the
-        claim was taken over, the heartbeat is refused (AC409, AC423) and changes nothing;
-        any error is ignored (the lease then lapses as it would have)."""
+    def _give_back(self, tool: asyncio.Future[Any], ctx: Any) -> None:
+        """Once the async tool of a plan left by a cancel (or an interrupt) has ended, its
+        lease is given back, shortened by one heartbeat to GIVE_BACK_SECONDS, so the next
+        claim of the key takes it over then (ambiguous, as after a crash: the tool's outcome
+        was not recorded) instead of when the whole lease ends. A sync tool's thread cannot
+        be stopped: its claim keeps its lease. When the outcome was recorded after all, or
+        the claim was taken over, the heartbeat is refused (AC409, AC423) and changes
+        nothing; any error is ignored (the lease then lapses as it would have). close()
+        waits for these, briefly."""
         call = calls.heartbeat_execution(ctx.execution_id, ctx.claim_token, GIVE_BACK_SECONDS,
                                          channel_id=ctx.channel_id)
 
         async def send() -> None:
+            await asyncio.wait({tool})
             with contextlib.suppress(Exception):
                 await self.run(call)
 

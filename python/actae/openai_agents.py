@@ -36,6 +36,7 @@ event; a replayed turn arrives as that one event.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import dataclasses
 import hashlib
@@ -78,6 +79,11 @@ MODEL_EVENT = "openai_agents.model_response"
 
 _OUTPUT = TypeAdapter(list[TResponseOutputItem])
 _USAGE = TypeAdapter(Usage)
+
+
+#: the ActaeRun whose durable tool is running in this task (RecordedModel._nested)
+_TOOL_OF: contextvars.ContextVar[ActaeRun | None] = contextvars.ContextVar(
+    "actae_openai_agents_tool_of", default=None)
 
 
 class ReplayDiverged(RuntimeError):
@@ -219,8 +225,12 @@ class ActaeRun:
 
         async def on_invoke_tool(ctx: SdkToolContext[Any], raw: str) -> Any:
             async def body(actx: ToolContext) -> Any:
-                with running(actx):
-                    return to_jsonable_python(await invoke(ctx, raw))
+                token = _TOOL_OF.set(run)
+                try:
+                    with running(actx):
+                        return to_jsonable_python(await invoke(ctx, raw))
+                finally:
+                    _TOOL_OF.reset(token)
 
             try:
                 decoded: Any = json.loads(raw) if raw else {}
@@ -253,13 +263,13 @@ class RecordedModel(Model):
         self.wrapped = wrapped
         self.run = run
 
-    @staticmethod
-    def _nested() -> bool:
-        """A model call made inside a durable tool (an agent run as a tool, which gets the
-        run config's model): not a turn of this run. The tool's result is recorded, so a
-        resume replays it without running the inner agent, whose calls would otherwise take
-        (and shift) the numbers of the run's own turns."""
-        return current_tool() is not None
+    def _nested(self) -> bool:
+        """A model call made inside a durable tool of this run (an agent run as a tool,
+        which gets the run config's model): not a turn of the run. The tool's result is
+        recorded, so a resume replays it without running the inner agent, whose calls would
+        otherwise take (and shift) the numbers of the run's own turns. Another ActaeRun
+        started inside a tool (its own run id) records its turns as any run does."""
+        return _TOOL_OF.get() is self.run
 
     async def _recorded(self, system_instructions: str | None, input: Any
                         ) -> tuple[int, str, Any]:

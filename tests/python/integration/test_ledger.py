@@ -696,7 +696,7 @@ def test_the_integrations_refuse_dedup_fields_given_as_one_string(dsn: str) -> N
         "charge": ["order_id"]}
 
 
-@pytest.mark.parametrize("lease", [0, 0.5, 30.0, True, 86401, "60", None])
+@pytest.mark.parametrize("lease", [0, 0.5, 30.5, True, 86401, "60", None, float("nan")])
 def test_the_integrations_refuse_a_lease_actae_cannot_take_when_made(
         dsn: str, lease: Any) -> None:
     """Refused when the integration is made, not at its first tool call, after a model turn
@@ -719,6 +719,8 @@ def test_the_integrations_refuse_a_lease_actae_cannot_take_when_made(
         lambda: ActaeRun(client, "run-1", lease_seconds=lease),
     ]
     for make in makers:
-        with pytest.raises(InvalidInput, match="^lease_seconds must be an integer from 1 to"):
+        with pytest.raises(InvalidInput, match="^lease_seconds must be a whole number from 1"):
             make()
     assert ActaeRun(client, "run-1", lease_seconds=86400).lease_seconds == 86400
+    whole = ActaeRun(client, "run-1", lease_seconds=60.0)  # type: ignore[arg-type]
+    assert whole.lease_seconds == 60 and type(whole.lease_seconds) is int

@@ -506,3 +506,48 @@ def test_a_run_id_that_is_no_channel_id_is_refused_when_the_run_is_made(
     with pytest.raises(InvalidInput, match="^run_id must be a non-empty string") as raised:
         ActaeRun(client, run_id)
     assert raised.value.detail == {"argument": "run_id"}
+
+
+def test_a_run_started_inside_a_durable_tool_records_its_own_turns(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """An ActaeRun a tool starts (a sub-agent under a run id of its own) is not a nested
+    call of the outer run: its turns are recorded in its channel. When the outer tool runs
+    again (here: it failed after the inner run, and the outer run is resumed), the inner run
+    replays: its model is not asked again and its email is sent once (passed through, the
+    inner model's fresh call ids sent it twice)."""
+    emails: list[str] = []
+    fresh = iter(range(100))
+
+    @function_tool
+    def send_email(to: str) -> str:
+        emails.append(to)
+        return "sent"
+
+    inner_model = FakeModel(lambda items: message("inner done") if outputs(items)
+                            else tool_call("send_email", {"to": "bob"}, f"call_{next(fresh)}"))
+    inner = Agent(name="inner", model=inner_model, tools=[send_email])
+    failing = [True]
+
+    async def scenario() -> list[str | None]:
+        async with ActaeClient(dsn, max_size=4) as client:
+            inner_id, outer_id = unique("oa-inner"), unique("oa-outer")
+
+            @function_tool(failure_error_function=None)
+            async def delegate(task: str) -> str:
+                done = await ActaeRun(client, inner_id).run(inner, task)
+                if failing[0]:
+                    failing[0] = False
+                    raise RuntimeError("failed after the inner run (transient)")
+                return str(done.final_output)
+
+            outer = Agent(name="outer", tools=[delegate], model=FakeModel(
+                lambda items: message("outer done") if outputs(items)
+                else tool_call("delegate", {"task": "mail bob"}, "call_d")))
+            with pytest.raises(Exception, match="transient"):
+                await ActaeRun(client, outer_id).run(outer, "go")
+            await ActaeRun(client, outer_id).run(outer, "go")
+            return [e.operation_id async for e in client.iter_events(inner_id)]
+
+    assert run(scenario()) == ["model:1", "model:2"]
+    assert emails == ["bob"]
+    assert inner_model.calls == 2

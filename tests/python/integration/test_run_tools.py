@@ -364,6 +364,31 @@ def test_wait_timeout_raises_tool_in_progress_with_the_others_recorded(
         "search:0": "completed", "search:1": "claimed", "search:2": "completed"}
 
 
+def test_a_client_closed_right_after_a_cancel_still_gives_the_lease_back(
+    dsn: str, unique: Any
+) -> None:
+    """The usual end of an interrupted program: the caller is cancelled and the client
+    closed at once (leaving `async with`). close() waits for the give-back, so the claim's
+    lease is a second, not the whole 60 s (the pool was closed before it was sent)."""
+    channel = unique("give-back-close")
+
+    async def slow(ctx: ToolContext) -> Any:
+        await asyncio.sleep(30)
+
+    async def main() -> None:
+        async with ActaeClient(dsn, max_size=2) as client:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(client.run_tool(
+                    slow, channel_id=channel, key_name="k", tool_name="t", params={}), 0.3)
+
+    run(main())
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "select extract(epoch from lease_expires_at - clock_timestamp())"
+            " from actae.executions where channel_id = %s", (channel,)).fetchone()
+    assert row is not None and row[0] < 5, row
+
+
 def test_wait_timeout_bounds_the_wait_for_every_element_in_progress_together(
     dsn: str, unique: Any, flavor: str
 ) -> None:
