@@ -145,12 +145,19 @@ def test_cancelling_the_caller_cancels_its_async_tool_and_records_nothing(
             caller.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await caller
-            await asyncio.sleep(0.05)
-            return await client.get_execution(channel_id=channel, key_name="k")
+            deadline = time.monotonic() + 10
+            while True:  # until the lease is given back (a heartbeat, once the tool ended)
+                row = await client.get_execution(channel_id=channel, key_name="k")
+                if row.status != "claimed" or time.monotonic() > deadline:
+                    return row
+                await asyncio.sleep(0.02)
 
     row = asyncio.run(main())
     assert seen == ["started", "cancelled"]
-    assert row.status == "claimed" and row.result is None  # the lease lapses: ambiguous later
+    # Nothing recorded, and the lease given back: the next claim takes over, ambiguous.
+    assert (row.status, row.result, row.error) == ("in_progress", None, None)
+    assert row.lease_expires_at is not None and row.heartbeat_at is not None
+    assert (row.lease_expires_at - row.heartbeat_at).total_seconds() == 1
 
 
 def test_a_pooled_connections_reused_cursor_reads_each_calls_own_rows(
