@@ -333,12 +333,12 @@ def test_an_ambiguous_reclaim_cancelled_in_flight_stays_ambiguous(
 # --- the frameworks' parallel tool calls --------------------------------------------------------
 
 
-async def _refused_batch(client: ActaeClient, channel: str, held: str, conflict: str
-                         ) -> tuple[list[asyncio.Task[Any]], asyncio.Event]:
+async def _refused_batch(client: ActaeClient, channel: str, held: str, conflict: int
+                         ) -> list[asyncio.Task[Any]]:
     """run_tool k0, k1, k2 of the channel gathered, k<conflict> with other params than its
     stored call, so their claim batch is refused (AC409) and each is sent on its own. The
-    call `held` ("batch", or the single claim of "k0") is held up 0.3 s in flight; the
-    event is set when it starts."""
+    call `held` ("batch", or the single claim of "k0") is held up 0.3 s in flight, and
+    k0's caller is cancelled as it starts. The three callers' tasks."""
     send = client._coalescer._execute  # pyright: ignore[reportPrivateUsage]
     started = asyncio.Event()
 
@@ -355,7 +355,9 @@ async def _refused_batch(client: ActaeClient, channel: str, held: str, conflict:
     tasks = [asyncio.create_task(client.run_tool(
         _echo, channel_id=channel, key_name=f"k{i}", tool_name="t", params={"n": 2}))
         for i in range(3)]
-    return tasks, started
+    await asyncio.wait_for(started.wait(), 10)
+    tasks[0].cancel()
+    return tasks
 
 
 def test_a_caller_cancelled_while_a_refused_batch_is_in_flight_is_not_sent_alone(
@@ -367,9 +369,7 @@ def test_a_caller_cancelled_while_a_refused_batch_is_in_flight_is_not_sent_alone
 
     async def main() -> list[Any]:
         async with ActaeClient(dsn) as client:
-            tasks, started = await _refused_batch(client, channel, "batch", conflict=1)
-            await asyncio.wait_for(started.wait(), 10)
-            tasks[0].cancel()
+            tasks = await _refused_batch(client, channel, "batch", conflict=1)
             return await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
 
     results = asyncio.run(main())
@@ -391,9 +391,7 @@ def test_a_caller_cancelled_while_its_own_refused_claim_is_in_flight_holds_up_no
 
     async def main() -> list[Any]:
         async with ActaeClient(dsn) as client:
-            tasks, started = await _refused_batch(client, channel, "k0", conflict=0)
-            await asyncio.wait_for(started.wait(), 10)
-            tasks[0].cancel()
+            tasks = await _refused_batch(client, channel, "k0", conflict=0)
             done, pending = await asyncio.wait(tasks, timeout=10)
             for task in pending:
                 task.cancel()

@@ -27,6 +27,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -225,31 +226,40 @@ def saver_state_messages(dsn: str, thread_id: str) -> list[Any]:
     return list(found.checkpoint["channel_values"]["messages"])
 
 
+def _tool_graph(saver: ActaeSaver, durable: Any,
+                ask: Callable[[str], list[dict[str, Any]]]) -> Any:
+    """agent -> tools -> agent: the agent answers a human message with the tool calls
+    ask(text) makes, anything else with "done"."""
+    def agent(state: MessagesState) -> dict[str, Any]:
+        last = state["messages"][-1]
+        if isinstance(last, HumanMessage):
+            return {"messages": [AIMessage("", tool_calls=ask(str(last.content)))]}
+        return {"messages": [AIMessage("done")]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode([durable_tool(durable, saver)]))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition)
+    builder.add_edge("tools", "agent")
+    return builder.compile(checkpointer=saver)
+
+
 def _charging_graph(saver: ActaeSaver, charges: list[tuple[str, int]]) -> Any:
-    """An agent node that turns "order amount" into one charge call, numbered call_0 in
-    every turn (as models that number the calls of each response do)."""
+    """"order amount" becomes one charge call, numbered call_0 in every turn (as models
+    that number the calls of each response do)."""
     @tool
     def charge(order: str, amount: int) -> str:
         """Charge an order."""
         charges.append((order, amount))
         return f"charge #{len(charges)}: {order} {amount}"
 
-    def agent(state: MessagesState) -> dict[str, Any]:
-        last = state["messages"][-1]
-        if isinstance(last, HumanMessage):
-            order, amount = str(last.content).split()
-            return {"messages": [AIMessage("", tool_calls=[{
-                "name": "charge", "args": {"order": order, "amount": int(amount)},
-                "id": "call_0"}])]}
-        return {"messages": [AIMessage("done")]}
+    def ask(text: str) -> list[dict[str, Any]]:
+        order, amount = text.split()
+        return [{"name": "charge", "args": {"order": order, "amount": int(amount)},
+                 "id": "call_0"}]
 
-    builder = StateGraph(MessagesState)
-    builder.add_node("agent", agent)
-    builder.add_node("tools", ToolNode([durable_tool(charge, saver)]))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", tools_condition)
-    builder.add_edge("tools", "agent")
-    return builder.compile(checkpointer=saver)
+    return _tool_graph(saver, charge, ask)
 
 
 def test_a_tool_call_id_used_again_in_a_later_turn_is_a_new_call(dsn, unique) -> None:
@@ -302,19 +312,8 @@ def test_an_async_only_tool_runs_under_a_blocking_saver(dsn, unique) -> None:
         return f"result for {q}"
 
     def graph(saver: ActaeSaver) -> Any:
-        def agent(state: MessagesState) -> dict[str, Any]:
-            if isinstance(state["messages"][-1], HumanMessage):
-                return {"messages": [AIMessage("", tool_calls=[
-                    {"name": "lookup", "args": {"q": "x"}, "id": "c1"}])]}
-            return {"messages": [AIMessage("done")]}
-
-        builder = StateGraph(MessagesState)
-        builder.add_node("agent", agent)
-        builder.add_node("tools", ToolNode([durable_tool(lookup, saver)]))
-        builder.add_edge(START, "agent")
-        builder.add_conditional_edges("agent", tools_condition)
-        builder.add_edge("tools", "agent")
-        return builder.compile(checkpointer=saver)
+        return _tool_graph(saver, lookup, lambda text: [
+            {"name": "lookup", "args": {"q": "x"}, "id": "c1"}])
 
     with ActaeSaver.from_conn_string(dsn) as saver:
         async_config = {"configurable": {"thread_id": unique("lg-async-only")}}
