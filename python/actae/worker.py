@@ -78,7 +78,7 @@ from typing import Any, TypeVar, cast
 import psycopg
 from psycopg import sql
 
-from actae import _json
+from actae import _json, calls
 from actae._runtime import is_async
 from actae.client import ActaeClient
 from actae.context import Tool
@@ -278,7 +278,8 @@ def _check_settings(queue: object, concurrency: object, lease_seconds: object,
     """Refuse settings a worker cannot work with (ValueError naming the argument): with no
     free slot (concurrency below 1) it would never claim, claim_run refuses a queue name
     outside 1..256 bytes and a lease outside 1..86400 seconds (every claim would fail and be
-    retried, forever), and a grace that is no number of seconds fails the shutdown."""
+    retried, forever; a whole float is a lease, as for the integrations), and a grace that
+    is no number of seconds fails the shutdown."""
     try:
         size = len(queue.encode()) if isinstance(queue, str) and "\0" not in queue else 0
     except UnicodeEncodeError:  # a lone surrogate: no text PostgreSQL can take
@@ -287,10 +288,10 @@ def _check_settings(queue: object, concurrency: object, lease_seconds: object,
         raise ValueError(f"queue must be 1 to 256 bytes of text, got {queue!r}")
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be an integer of at least 1, got {concurrency!r}")
-    if (isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int)
-            or not 1 <= lease_seconds <= 86400):
-        raise ValueError(
-            f"lease_seconds must be an integer from 1 to 86400, got {lease_seconds!r}")
+    try:
+        calls.check_lease_seconds(lease_seconds)  # a whole number (60.0 from a setting too)
+    except InvalidInput as exc:
+        raise ValueError(str(exc)) from None
     if (isinstance(poll_interval, bool) or not isinstance(poll_interval, int | float)
             or not 0 < poll_interval < math.inf):
         raise ValueError(
@@ -361,7 +362,7 @@ class Worker:
         self.queue = queue
         self.concurrency = concurrency
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
-        self.lease_seconds = lease_seconds
+        self.lease_seconds = calls.check_lease_seconds(lease_seconds)
         self.poll_interval = poll_interval
         self.shutdown_grace = shutdown_grace
         self.prefetch = prefetch

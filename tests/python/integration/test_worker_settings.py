@@ -36,6 +36,7 @@ from actae import ActaeClient, ConnectionFailed, Run, SyncActaeClient, Worker
     ({"lease_seconds": -5}, "lease_seconds"),
     ({"lease_seconds": 86401}, "lease_seconds"),
     ({"lease_seconds": 2.5}, "lease_seconds"),
+    ({"lease_seconds": True}, "lease_seconds"),
     ({"poll_interval": 0}, "poll_interval"),
     ({"poll_interval": -0.5}, "poll_interval"),
     ({"poll_interval": float("nan")}, "poll_interval"),
@@ -63,6 +64,9 @@ def test_the_bounds_themselves_are_accepted(dsn: str) -> None:
                                      {"queue": "q" * 256}, {"queue": "\u00e9" * 128}]
     for kwargs in bounds:
         Worker(dsn, **{"queue": "q", **kwargs})
+    # a whole number of seconds from a JSON or YAML setting, as the integrations take it
+    whole = Worker(dsn, queue="q", lease_seconds=30.0)  # type: ignore[arg-type]
+    assert whole.lease_seconds == 30 and type(whole.lease_seconds) is int
 
 
 def test_a_setting_changed_after_construction_is_refused_when_the_worker_runs(
