@@ -281,15 +281,18 @@ class ActaeClient:
             await self.pool.open(wait=True)
 
     async def close(self) -> None:
-        if self._giving_back:
-            # Leases being given back (_give_back): sent before the pool goes, unless their
-            # tool does not end within the wait (its lease then lapses as it would have).
-            pending = set(self._giving_back)
-            _, late = await asyncio.wait(pending, timeout=GIVE_BACK_WAIT)
-            for task in late:
+        pending = set(self._giving_back)
+        try:
+            if pending:
+                # Leases being given back (_give_back): sent before the pool goes, unless
+                # their tool does not end within the wait (its lease then lapses as it
+                # would have).
+                await asyncio.wait(pending, timeout=GIVE_BACK_WAIT)
+        finally:  # a close cancelled in its wait still closes the pool
+            for task in pending:
                 task.cancel()
-        if self._owns_pool:
-            await self.pool.close()
+            if self._owns_pool:
+                await self.pool.close()
 
     async def __aenter__(self) -> ActaeClient:
         await self.open()
@@ -381,7 +384,11 @@ class ActaeClient:
             with contextlib.suppress(Exception):
                 await self.run(call)
 
-        task = asyncio.get_running_loop().create_task(send())
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the plan's coroutine closed with no loop running (collected)
+            return
+        task = loop.create_task(send())
         self._giving_back.add(task)
         task.add_done_callback(self._giving_back.discard)
 

@@ -527,11 +527,16 @@ class Worker:
                 listener.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await listener
-            if install_signal_handlers:
-                for sig in (signal.SIGTERM, signal.SIGINT):
-                    loop.remove_signal_handler(sig)
-            if owns_client:
-                await self.client.close()
+            try:
+                if owns_client:
+                    # Before the handlers go: closing waits (up to 2 s) for the leases of
+                    # tools cut at shutdown to be given back, and a signal meanwhile is
+                    # still this worker's, not a kill or a KeyboardInterrupt traceback.
+                    await self.client.close()
+            finally:
+                if install_signal_handlers:
+                    for sig in (signal.SIGTERM, signal.SIGINT):
+                        loop.remove_signal_handler(sig)
 
     async def _claim_loop(self, until_idle: bool) -> None:
         agents = sorted(self.agents)

@@ -389,6 +389,36 @@ def test_a_client_closed_right_after_a_cancel_still_gives_the_lease_back(
     assert row is not None and row[0] < 5, row
 
 
+def test_a_close_cancelled_while_it_waits_for_a_give_back_still_closes_the_pool(
+    dsn: str, unique: Any
+) -> None:
+    """close() waits for the leases being given back; cancelled in that wait (a second
+    cancel of the task leaving `async with`), it still closes the pool it owns."""
+    channel = unique("give-back-close")
+
+    async def unwinding(ctx: ToolContext) -> Any:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            await asyncio.shield(asyncio.sleep(1.5))  # slow to stop
+            raise
+
+    async def main() -> bool:
+        client = ActaeClient(dsn, max_size=2)
+        await client.open()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(client.run_tool(
+                unwinding, channel_id=channel, key_name="k", tool_name="t", params={}), 0.3)
+        closing = asyncio.create_task(client.close())
+        await asyncio.sleep(0.2)
+        closing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await closing
+        return client.pool.closed
+
+    assert run(main())
+
+
 def test_wait_timeout_bounds_the_wait_for_every_element_in_progress_together(
     dsn: str, unique: Any, flavor: str
 ) -> None:

@@ -97,6 +97,11 @@ def _module(tmp_path: Path, queue: str) -> dict[str, str]:
         "    print('stubborn started', flush=True)\n"
         "    while True:\n        try:\n            await asyncio.sleep(600)\n"
         "        except asyncio.CancelledError:\n            pass\n"
+        "async def unwinding_tool(ctx):\n    try:\n        await asyncio.sleep(600)\n"
+        "    except asyncio.CancelledError:\n"
+        "        await asyncio.shield(asyncio.sleep(5))\n        raise\n"
+        "@worker.agent('unwinding')\nasync def unwinding(run):\n"
+        "    return await run.tool(unwinding_tool, key='k')\n"
         "empty = Worker(os.environ['ACTAE_DSN'], queue='q')\n"
         "async def factory():\n    return worker\n")
     return {**os.environ,
@@ -135,7 +140,7 @@ def test_the_cli_applies_a_valid_concurrency(dsn: str, unique: Callable[..., str
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "agents echo, nap, slow, stubborn, concurrency 3" in err
+    assert "agents echo, nap, slow, stubborn, unwinding, concurrency 3" in err
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -206,6 +211,26 @@ def test_a_second_sigterm_ends_the_grace_at_once(dsn: str, unique: Callable[...,
     assert "'abandoned': 1" in err, err
     with SyncActaeClient(dsn) as client:
         assert client.get_run(channel).status == "running"  # cut: its lease lapses
+
+
+def test_a_second_sigterm_while_the_client_closes_is_still_the_workers(
+        dsn: str, unique: Callable[..., str], tmp_path: Path) -> None:
+    """An agent cut at shutdown while its async tool unwinds for 5 s: closing the client
+    waits (up to 2 s) for that tool's lease to be given back, and a SIGTERM sent meanwhile
+    is still handled by the worker, which exits cleanly (the handlers were removed first,
+    and the second SIGTERM killed the process, status -15)."""
+    proc, _ = _worker_running(tmp_path, dsn, unique, "unwinding", grace="0.5")
+    try:
+        time.sleep(0.5)  # the agent is in its tool
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1.5)  # past the grace: the client is closing, waiting for the give-back
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert proc.returncode == 0, err
+    assert ": stopped {" in err, err
 
 
 def test_an_agent_that_ignores_its_cancellation_does_not_hold_the_exit(
