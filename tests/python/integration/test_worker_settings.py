@@ -190,6 +190,21 @@ def _worker_running(tmp_path: Path, dsn: str, unique: Callable[..., str], agent:
     return proc, channel
 
 
+def _signal(proc: subprocess.Popen[str], *steps: float | signal.Signals) -> str:
+    """Send the worker process these signals (a number: seconds to wait first), then its
+    stderr once it has exited (30 s at most); it is killed if it has not."""
+    try:
+        for step in steps:
+            if isinstance(step, signal.Signals):
+                proc.send_signal(step)
+            else:
+                time.sleep(step)
+        return proc.communicate(timeout=30)[1]
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
 def test_a_second_sigterm_ends_the_grace_at_once(dsn: str, unique: Callable[..., str],
                                                  tmp_path: Path) -> None:
     proc, channel = _worker_running(tmp_path, dsn, unique, "slow", grace="120")
@@ -220,15 +235,8 @@ def test_a_second_sigterm_while_the_client_closes_is_still_the_workers(
     is still handled by the worker, which exits cleanly (the handlers were removed first,
     and the second SIGTERM killed the process, status -15)."""
     proc, _ = _worker_running(tmp_path, dsn, unique, "unwinding", grace="0.5")
-    try:
-        time.sleep(0.5)  # the agent is in its tool
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(1.5)  # past the grace: the client is closing, waiting for the give-back
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-        proc.communicate()
+    # The agent is in its tool; 1.5 s later, past the grace, the client is closing.
+    err = _signal(proc, 0.5, signal.SIGTERM, 1.5, signal.SIGTERM)
     assert proc.returncode == 0, err
     assert ": stopped {" in err, err
 
@@ -260,13 +268,7 @@ def test_signals_that_come_together_are_one_stop(
     (it forwards the SIGINT, or answers it with a SIGTERM): the grace still applies, and
     the running agent finishes (only the same signal a second or more later ends it)."""
     proc, channel = _worker_running(tmp_path, dsn, unique, "nap", grace="30")
-    try:
-        for sig in signals:
-            proc.send_signal(sig)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-        proc.communicate()
+    err = _signal(proc, *signals)
     assert proc.returncode == 0, err
     assert "'completed': 1" in err, err
     assert ": stopping; running agents get 30.0 s to finish" in err, err
@@ -373,13 +375,10 @@ def test_the_first_line_comes_once_signals_are_handled(
 ) -> None:
     """A SIGTERM sent as soon as the first line is read is graceful."""
     proc = _worker_process(tmp_path, dsn, unique("q"), grace="30")
-    try:
-        assert proc.stderr is not None and "agents echo" in proc.stderr.readline()
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-        proc.communicate()
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    err = _signal(proc, signal.SIGTERM)
+    assert "agents echo" in first, first + err
     assert proc.returncode == 0, err
     assert "stopped {" in err, err
 
