@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -18,7 +19,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,7 @@ class Browser:
              f"--user-data-dir={self.profile}", "--remote-debugging-port=0",
              "--remote-allow-origins=*", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            start_new_session=True,  # its own process group: close() ends every process of it
         )
         ws_url = self._endpoint()
         self._stack = ExitStack()
@@ -244,6 +246,11 @@ class Browser:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+                self.process.wait(10)
+            # Its helper processes (the network service) can outlive it for a moment and
+            # write into the profile after it is deleted: they are killed first.
+            with suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             shutil.rmtree(self.profile, ignore_errors=True)
             if singleton and os.path.basename(singleton).startswith("org.chromium.Chromium."):
                 shutil.rmtree(singleton, ignore_errors=True)
