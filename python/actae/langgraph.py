@@ -50,7 +50,7 @@ from pydantic_core import to_jsonable_python
 from actae import calls
 from actae._runtime import retrieve
 from actae.client import ActaeClient, SyncActaeClient
-from actae.context import ToolContext
+from actae.context import Tool, ToolContext
 from actae.migrate import MigrationError, migrate
 from actae.models import ForkResult
 
@@ -571,11 +571,11 @@ def _namespace(config: RunnableConfig | None) -> tuple[str, str]:
     if "thread_id" not in conf:
         raise ValueError("a durable tool needs a thread_id in its config")
     # The task's whole namespace, task ids included: LangGraph derives a task's id from the
-    # checkpoint it runs from (its id, the step, the node), so it is the same when the step
-    # runs again (a resume after a crash or an interrupt, a replay from an old checkpoint,
-    # a fork or copy of the thread) and new for every other step, turn or branch. A tool
-    # call id alone is not unique: models number calls per response (call_0), and an edited
-    # tool call (update_state) keeps its id with new arguments.
+    # checkpoint it runs from (its id, the step, the node), so it is the same when that task
+    # runs again (a resume after a crash or an interrupt, a fork or copy of the thread) and
+    # new for every other step, turn or branch (a run from an earlier checkpoint executes
+    # its later steps as new ones). A tool call id alone is not unique: models number calls
+    # per response (call_0), and an edited tool call (update_state) keeps its id.
     return str(conf["thread_id"]), str(conf.get("checkpoint_ns", ""))
 
 
@@ -584,7 +584,7 @@ def _namespace(config: RunnableConfig | None) -> tuple[str, str]:
 _TOOL_MESSAGE = "__actae_tool_message__"
 
 
-def _stored(tool: BaseTool, output: Any) -> Any:
+def _stored(output: Any) -> Any:
     """What a call's output is recorded as: a ToolMessage (a tool with artifacts, invoked
     with its tool call) as its parts, anything else as it is."""
     if isinstance(output, ToolMessage):
@@ -637,29 +637,13 @@ class DurableTool(BaseTool):
         thread_id, key = self._key(config, call_id)
         client: SyncActaeClient = self.client
 
-        given = _invocation(self.inner, args, call_id)
-
-        def effect(ctx: ToolContext) -> Any:
-            token = _CURRENT.set(ctx)
-            try:
-                return _stored(self.inner, self.inner.invoke(given, config))
-            finally:
-                _CURRENT.reset(token)
-
-        async def async_effect(ctx: ToolContext) -> Any:
-            token = _CURRENT.set(ctx)
-            try:
-                return _stored(self.inner, await self.inner.ainvoke(given, config))
-            finally:
-                _CURRENT.reset(token)
-
         channel_id = client.run(calls.langgraph_channel(thread_id))
         # A tool with only a coroutine (`@tool async def`, MCP adapters' tools) cannot be
         # invoked synchronously: the blocking client runs it on its tool thread's own loop.
         result = client.run_tool(
-            async_effect if _async_only(self.inner) else effect, channel_id=channel_id,
-            key_name=key, tool_name=self.name, params=args, dedup_fields=self.dedup_fields,
-            lease_seconds=self.lease_seconds)
+            self._effect(args, call_id, config, _async_only(self.inner)),
+            channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
+            dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
         return _message(result, call_id, self.name)
 
     async def ainvoke(
@@ -672,20 +656,37 @@ class DurableTool(BaseTool):
         call_id, args = _tool_call(input)
         thread_id, key = self._key(config, call_id)
         client: ActaeClient = self.client
-        given = _invocation(self.inner, args, call_id)
-
-        async def effect(ctx: ToolContext) -> Any:
-            token = _CURRENT.set(ctx)
-            try:
-                return _stored(self.inner, await self.inner.ainvoke(given, config))
-            finally:
-                _CURRENT.reset(token)
+        effect = self._effect(args, call_id, config, True)
 
         channel_id = await _thread_channel(client, thread_id)
         result = await client.run_tool(
             effect, channel_id=channel_id, key_name=key, tool_name=self.name, params=args,
             dedup_fields=self.dedup_fields, lease_seconds=self.lease_seconds)
         return _message(result, call_id, self.name)
+
+    def _effect(self, args: dict[str, Any], call_id: str, config: RunnableConfig | None,
+                asynchronous: bool) -> Tool:
+        """The call's body under run_tool: the inner tool (ainvoke, or invoke) with
+        current_tool_context() set, its output in the form it is recorded in (_stored)."""
+        given = _invocation(self.inner, args, call_id)
+        if asynchronous:
+            async def effect_async(ctx: ToolContext) -> Any:
+                token = _CURRENT.set(ctx)
+                try:
+                    return _stored(await self.inner.ainvoke(given, config))
+                finally:
+                    _CURRENT.reset(token)
+
+            return effect_async
+
+        def effect(ctx: ToolContext) -> Any:
+            token = _CURRENT.set(ctx)
+            try:
+                return _stored(self.inner.invoke(given, config))
+            finally:
+                _CURRENT.reset(token)
+
+        return effect
 
     def _invoke_on_loop(self, input: Any, config: RunnableConfig | None, **kwargs: Any) -> Any:
         """invoke with an asyncio client: ainvoke on the AsyncActaeSaver's loop from this

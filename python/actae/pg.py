@@ -217,8 +217,8 @@ class Server:
         process group (Ctrl-C, ``timeout``)."""
         user: dict[str, Any] = {"start_new_session": own_session}
         if self.as_root:
-            entry = pwd.getpwnam(SERVER_USER)
-            user.update(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
+            uid, gid = _server_ids()
+            user.update(user=uid, group=gid, extra_groups=[])
         return subprocess.run(
             [str(self.bin_dir / tool), *args], cwd="/", check=check, capture_output=True,
             text=True, stdin=subprocess.DEVNULL, **user,
@@ -388,12 +388,16 @@ def _ensure_server_user() -> None:
         )
 
 
-def _server_user_can(test: str, path: Path) -> bool:
+def _server_ids() -> tuple[int, int]:
+    """The server user's uid and gid (what a root process runs the server's tools as)."""
     entry = pwd.getpwnam(SERVER_USER)
-    done = subprocess.run(
-        ["test", test, str(path)], cwd="/", check=False, user=entry.pw_uid,
-        group=entry.pw_gid, extra_groups=[],
-    )
+    return entry.pw_uid, entry.pw_gid
+
+
+def _server_user_can(test: str, path: Path) -> bool:
+    uid, gid = _server_ids()
+    done = subprocess.run(["test", test, str(path)], cwd="/", check=False, user=uid,
+                          group=gid, extra_groups=[])
     return done.returncode == 0
 
 
@@ -542,8 +546,8 @@ class _Reaper:
     def __init__(self, server: Server) -> None:
         owner = ("-", "-")
         if server.as_root:
-            entry = pwd.getpwnam(SERVER_USER)
-            owner = (str(entry.pw_uid), str(entry.pw_gid))
+            uid, gid = _server_ids()
+            owner = (str(uid), str(gid))
         folders = dict.fromkeys(str(f) for f in (server.base, server.requested))
         read, self._write = os.pipe()  # neither end is inherited by processes we start later
         try:

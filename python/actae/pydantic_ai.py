@@ -90,6 +90,10 @@ _TOOL_RETURN = "__actae_tool_return__"
 _TOOL_RETURNS: TypeAdapter[ToolReturn[Any]] = TypeAdapter(ToolReturn)
 
 
+#: why a run without run_id is refused (it could never be resumed)
+_NEEDS_RUN_ID = "ActaeDurability needs a run_id: pass run_id= to agent.run"
+
+
 def turn_operation(run_step: int) -> str:
     """The operation_id a model turn is recorded under."""
     return f"model:{run_step}"
@@ -220,11 +224,11 @@ class ActaeDurability(AbstractCapability[Any]):
     def get_default_run_id(self) -> str | None:
         # Asked for when agent.run gets no run_id. A generated one would record the run
         # under a channel no later run could name, so it could never be resumed.
-        raise UserError("ActaeDurability needs a run_id: pass run_id= to agent.run")
+        raise UserError(_NEEDS_RUN_ID)
 
     def _channel(self, ctx: RunContext[Any]) -> str:
         if not ctx.run_id:
-            raise UserError("ActaeDurability needs a run_id: pass run_id= to agent.run")
+            raise UserError(_NEEDS_RUN_ID)
         return ctx.run_id
 
     async def _recorded_turns(self, channel_id: str) -> dict[str, Any]:

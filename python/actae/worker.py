@@ -362,7 +362,7 @@ class Worker:
         self.queue = queue
         self.concurrency = concurrency
         self.name = name or f"{socket.gethostname()}:{os.getpid()}"
-        self.lease_seconds = calls.check_lease_seconds(lease_seconds)
+        self.lease_seconds = int(lease_seconds)  # checked above: a whole number
         self.poll_interval = poll_interval
         self.shutdown_grace = shutdown_grace
         self.prefetch = prefetch
