@@ -379,7 +379,11 @@ def test_a_caller_cancelled_while_its_trace_is_recorded_releases_its_claim(
                 with pytest.raises(TimeoutError):
                     await asyncio.wait_for(client.run_tool(tool, **arguments), 0.5)
                 holder.rollback()
-            released = await client.get_execution(channel_id=channel, key_name="k")
+            for _ in range(50):  # the release runs in a task of its own: it lands shortly
+                released = await client.get_execution(channel_id=channel, key_name="k")
+                if released.status != "claimed":
+                    break
+                await asyncio.sleep(0.1)
             assert (released.status, released.retryable, released.fence) == ("failed", True, 1)
             assert (released.error or "").startswith("cancelled before the tool ran")
             assert await asyncio.wait_for(client.run_tool(tool, **arguments), 5) == "done"
