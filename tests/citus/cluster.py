@@ -50,7 +50,8 @@ SUITES = ("test_ledger.py", "test_events.py", "test_forks.py", "test_watch.py",
           "test_runs_client.py", "test_runs_worker.py", "test_runs_cli.py",
           "test_runs_survive.py", "test_langgraph_*.py", "test_console_annotations.py",
           "test_console_fixes.py", "test_console_review.py", "test_console_safety.py",
-          "test_kill.py")
+          "test_kill.py", "test_caller_connections.py", "test_batch.py",
+          "test_list_completed.py")
 # The console's cli and browser suites, and three safety tests, start from
 # console_harness.make_story, which expires a lease with an UPDATE using clock_timestamp()
 # (refused by Citus); the browser suite's demo test also runs its own correlated query.

@@ -334,3 +334,53 @@ def test_quotas_are_set_enforced_measured_and_lifted(
                         (tenant,)).fetchone() == (0,)
     assert conn.execute("select count(*) from actae.quotas where tenant = %s::regrole",
                         (tenant,)).fetchone() == (0,)
+
+
+@pytest.mark.parametrize("datestyle", ["SQL, DMY", "German"])
+def test_a_day_first_datestyle_stores_the_time_it_means(
+    conn: psycopg.Connection[Any], datestyle: str
+) -> None:
+    """The coordinator sends the times a function computed to the workers as text; a
+    caller's day-first DateStyle stored 7 December as 12 July (a fresh lease already
+    lapsed, reclaimed by the next caller), and failed every write from the 13th on."""
+    channel = new_channel()
+    claim = ("select outcome, fence from actae.claim_execution(%s, 'charge', 'pay',"
+             " '{\"amount\": 5}', null, 300)")
+    with psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True,
+                         options=f"-c DateStyle={datestyle.replace(' ', '')}") as caller:
+        assert caller.execute(claim, (channel,)).fetchone() == ("claimed", 1)
+        caller.execute("select actae.record_event(%s, 'step', '{}')", (channel,))
+    # Another caller, ISO DateStyle: the lease is live, so the key is in progress.
+    assert conn.execute(claim, (channel,)).fetchone() == ("in_progress", 1)
+    times = conn.execute(
+        "select e.created_at, e.lease_expires_at, v.recorded_at, c.created_at, now()"
+        " from actae.executions as e join actae.events as v using (channel_id)"
+        " join actae.channels as c using (channel_id) where e.channel_id = %s", (channel,)
+    ).fetchone()
+    assert times is not None
+    created, expires, recorded, channel_created, now = times
+    for written in (created, recorded, channel_created):
+        assert abs((now - written).total_seconds()) < 60
+    assert 240 < (expires - now).total_seconds() <= 300
+
+
+def test_a_row_lock_held_on_a_worker_is_waited_for_5_s_at_most(
+    conn: psycopg.Connection[Any],
+) -> None:
+    """hardening.md's lock_timeout: a function's own setting is the coordinator session's;
+    the row lock is waited for in Citus' connection to the worker, opened as actae_owner,
+    which owner_login.psql gives the same 5 s."""
+    channel = new_channel()
+    row = conn.execute(
+        "select execution_id, claim_token from actae.claim_execution(%s, 'k', 't', '{}')",
+        (channel,),
+    ).fetchone()
+    assert row is not None
+    with psycopg.connect(os.environ["ACTAE_DSN"]) as holder, \
+            psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True) as waiter:
+        holder.execute("select actae.heartbeat_execution(%s, %s, null, %s)", (*row, channel))
+        waiter.execute("set statement_timeout = '20s'")
+        with pytest.raises(psycopg.Error) as raised:
+            waiter.execute("select actae.complete_execution(%s, %s, '1', %s)", (*row, channel))
+        holder.rollback()
+    assert raised.value.sqlstate == "55P03"

@@ -1,0 +1,42 @@
+-- Settings every SECURITY DEFINER function in schema actae runs with, whatever its caller's
+-- session says. Re-applied on each migrate, after the functions are (re)created; the one
+-- place these values are written.
+--
+-- lock_timeout = 5s: a function waits at most 5 seconds for a lock, then fails with
+-- SQLSTATE 55P03 (lock_not_available, "canceling statement due to lock timeout") instead of
+-- hanging: a caller that keeps a transaction open after an API call (holding a channel or
+-- execution row) can delay other callers by that much, not freeze them. A retry is safe
+-- (every Actae write is idempotent or fenced). On Citus the statements a function sends to
+-- the workers run in connections of their own, which take the same value from actae_owner's
+-- login settings (sql/citus/owner_login.psql).
+--
+-- On Citus only (the extension installed when this runs; docs/SCALING.md installs it before
+-- the first migrate): DateStyle ISO, MDY and IntervalStyle postgres. The coordinator sends
+-- the times and intervals a function computed (a lease's expiry, a creation time) to the
+-- workers as text written in the session's styles, and the workers read them in their own:
+-- a caller with DateStyle 'SQL, DMY' or 'German' had 7 December stored as 12 July (a fresh
+-- lease already lapsed, so another caller reclaimed it) and every write from the 13th of a
+-- month on refused. Without Citus no time leaves a function as text, so a single server
+-- does not pay for two more settings per call.
+do $settings$
+declare
+    v_function regprocedure;
+    v_citus boolean := exists (
+        select from pg_catalog.pg_extension as x where x.extname = 'citus'
+    );
+begin
+    for v_function in
+        select p.oid::regprocedure
+        from pg_catalog.pg_proc as p
+        where p.pronamespace = 'actae'::regnamespace and p.prosecdef
+    loop
+        execute pg_catalog.format('alter function %s set lock_timeout = %L', v_function, '5s');
+        if v_citus then
+            execute pg_catalog.format('alter function %s set datestyle = %L', v_function,
+                'ISO, MDY');
+            execute pg_catalog.format('alter function %s set intervalstyle = %L', v_function,
+                'postgres');
+        end if;
+    end loop;
+end;
+$settings$;
