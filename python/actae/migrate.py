@@ -60,6 +60,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 
 # Advisory lock key shared by every Actae migrator: the bytes of "actae-mg" as a bigint.
 LOCK_KEY = int.from_bytes(b"actae-mg", "big")
@@ -181,6 +182,20 @@ def find_migrations(root: Path) -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
+# How long a connection attempt may take when neither the DSN nor PGCONNECT_TIMEOUT says: a
+# server that accepts the connection and never answers (a stuck proxy) fails a deploy step
+# instead of hanging it. The wait for another migrator's lock is not bounded (Ctrl-C ends it).
+CONNECT_SECONDS = 10
+
+
+def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
+    timeout: dict[str, Any] = {}
+    if ("connect_timeout" not in conninfo_to_dict(dsn)
+            and not os.environ.get("PGCONNECT_TIMEOUT")):
+        timeout["connect_timeout"] = CONNECT_SECONDS
+    return psycopg.connect(dsn, autocommit=True, **timeout)
+
+
 def find_sql_files(root: Path) -> list[Path]:
     """Re-appliable files directly under root/sql, in sorted name order. Subfolders are not
     loaded: they hold SQL for other deployments (sql/citus/ is run by hand on Citus)."""
@@ -208,9 +223,20 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
             _apply(conn, m, root, bootstrap=not bootstrapped)
             bootstrapped = True
             applied.append(m.name)
-        with conn.transaction():
-            for path in find_sql_files(root):
-                _execute_file(conn, path, root)
+        try:
+            with conn.transaction():
+                for path in find_sql_files(root):
+                    _execute_file(conn, path, root)
+        except MigrationError as exc:
+            if not applied:
+                raise
+            # The migrations are committed, the functions are not reloaded: say both, in
+            # the one line a command prints.
+            raise MigrationError(
+                f"{exc} (after applying {', '.join(applied)}: those are committed, sql/ is"
+                " not reloaded, so the functions are the previous ones until a migrate"
+                " succeeds)"
+            ) from exc
     return applied
 
 
@@ -253,7 +279,7 @@ def _lost_role_race(conn: psycopg.Connection, exc: MigrationError, before: set[s
 def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
     """Applied/pending state of every migration file (and of recorded ones with no file)."""
     migrations = _required_migrations(root or sql_root())
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with _connect(dsn) as conn:
         recorded = _recorded(conn) if _has_history(conn) else {}
     newest = max(recorded, default=0)
     result: list[MigrationStatus] = []
@@ -283,7 +309,7 @@ def _required_migrations(root: Path) -> list[Migration]:
 
 @contextmanager
 def _locked_connection(dsn: str) -> Generator[psycopg.Connection[tuple[Any, ...]]]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with _connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         conn.execute("select pg_catalog.pg_advisory_lock(%s)", (LOCK_KEY,))
         try:
@@ -410,7 +436,7 @@ def apply_role_settings(
     login (member of actae_agent, not superuser, not operator). Takes effect at the login's
     next connection. Returns the logins changed."""
     chosen = AGENT_ROLE_SETTINGS if settings is None else settings
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with _connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         names = list(logins) if logins else [
             row[0] for row in conn.execute(_AGENT_LOGINS).fetchall()]
@@ -428,7 +454,7 @@ def revoke_public_connect(dsn: str) -> str:
     """``revoke connect, temporary on database <this one> from public``, then grant CONNECT
     to Actae's roles (their members inherit it). A role with no grant can then no longer
     connect (and so fill the NOTIFY queue or hold locks). Returns the database name."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with _connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         database = sql.Identifier(conn.info.dbname)
         with conn.transaction():

@@ -148,7 +148,7 @@ def parse_uuid(text: str, argument: str) -> uuid.UUID:
     try:
         return uuid.UUID(text)
     except ValueError:
-        raise CommandError(f"{argument} must be a UUID, got {text!r}") from None
+        raise CommandError(f"{argument} must be a UUID, got {text!r}", code=2) from None
 
 
 @contextmanager
@@ -159,7 +159,7 @@ def interval_argument(option: str, text: str | None) -> Generator[None, None, No
     except InvalidInput as exc:
         if text is not None and isinstance(exc.__cause__, psycopg.DataError):
             raise CommandError(f"{option} must be an interval such as '30 days' or "
-                               f"'12 hours', got {text!r}") from None
+                               f"'12 hours', got {text!r}", code=2) from None
         raise
 
 

@@ -110,7 +110,8 @@ def _fork(args: argparse.Namespace) -> int:
     for item in given:
         tool, sep, policy = item.partition("=")
         if not sep or not tool:
-            raise CommandError(f"--policy must look like TOOL=replay|live|block, got {item!r}")
+            raise CommandError(f"--policy must look like TOOL=replay|live|block, got {item!r}",
+                               code=2)
         policies[tool] = policy
     with open_client(args) as client:
         receipt = client.fork_channel(

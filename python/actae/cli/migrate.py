@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 
 from actae import migrate as migrations
 from actae.cli.base import Command, Subparsers, common_options, dsn_from
@@ -30,6 +31,20 @@ def _migrate(args: argparse.Namespace) -> int:
     # --json prints one JSON document: the applied names as an array, or, when a hardening
     # option is given, an object with the array under "applied" and what each option did.
     report: dict[str, object] = {"applied": applied}
+    try:
+        _harden(args, dsn, report, say)
+    except BaseException:
+        if args.json:  # what was done before the failure (the migrations are committed)
+            print(json.dumps(report))
+        raise
+    if args.json:
+        print(json.dumps(applied if len(report) == 1 else report))
+    return 0
+
+
+def _harden(args: argparse.Namespace, dsn: str, report: dict[str, object],
+            say: Callable[..., None]) -> None:
+    """--role-settings and --revoke-public-connect, each noted in report once done."""
     if args.role_settings is not None:
         changed = migrations.apply_role_settings(dsn, args.role_settings)
         settings = ", ".join(f"{k} = {v}" for k, v in migrations.AGENT_ROLE_SETTINGS.items())
@@ -40,9 +55,6 @@ def _migrate(args: argparse.Namespace) -> int:
         database = migrations.revoke_public_connect(dsn)
         say(f"revoked connect, temporary on database {database} from public")
         report["revoked_public_connect"] = database
-    if args.json:
-        print(json.dumps(applied if len(report) == 1 else report))
-    return 0
 
 
 def _status_json(row: migrations.MigrationStatus) -> dict[str, object]:

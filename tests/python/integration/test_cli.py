@@ -174,7 +174,7 @@ def test_fork_and_channel_show(
     assert "charge-1" not in text.stdout  # inherited executions are the source's rows
     assert "LAST EVENTS (2 of 2)" in text.stdout
 
-    bad = one_line_error(actae("fork", source, "--at", "2", "--policy", "charge"))
+    bad = one_line_error(actae("fork", source, "--at", "2", "--policy", "charge"), 2)
     assert "--policy" in bad
 
 
@@ -200,7 +200,7 @@ def test_cancel_then_abandoned_execution_fails_for_good(
     complete(conn, finished, {"ok": True})
     error = one_line_error(actae("cancel", str(finished["execution_id"]), "--reason", "x"))
     assert "AC409" in error and "completed" in error
-    assert "UUID" in one_line_error(actae("cancel", "not-a-uuid", "--reason", "x"))
+    assert "UUID" in one_line_error(actae("cancel", "not-a-uuid", "--reason", "x"), 2)
 
     retry = claim(conn, channel, "retry", "charge")
     conn.execute("select actae.fail_execution(%s, 'timeout', %s, true)",

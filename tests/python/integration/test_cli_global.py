@@ -65,10 +65,10 @@ def test_a_closed_pipe_ends_quietly(dsn: str, conn: psycopg.Connection,
 
 def test_bad_intervals_are_one_line_naming_the_argument(dsn: str,
                                                          unique: Callable[..., str]) -> None:
-    assert one_line(actae("purge", "--older-than", "thirty days", dsn=dsn)) == (
+    assert one_line(actae("purge", "--older-than", "thirty days", dsn=dsn), 2) == (
         "actae purge: --older-than must be an interval such as '30 days' or '12 hours', "
         "got 'thirty days'")
-    assert one_line(actae("channel", "key-ttl", unique("cli-ttl"), "7 dayz", dsn=dsn)) == (
+    assert one_line(actae("channel", "key-ttl", unique("cli-ttl"), "7 dayz", dsn=dsn), 2) == (
         "actae channel: TTL must be an interval such as '30 days' or '12 hours', "
         "got '7 dayz'")
     # in range checks stay Actae's own (AC400 names the argument)

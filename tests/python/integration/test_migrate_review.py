@@ -1,0 +1,128 @@
+"""``actae migrate`` and the command line after a review: a reload of sql/ that fails after
+migrations were committed says which; a server that accepts a connection and never answers
+fails a migrate instead of hanging it; a --json migrate whose hardening step fails still
+prints what it did; a database never migrated is named as such; usage mistakes exit 2."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from actae import migrate as migrations
+from tests.python.integration.test_cli_global import actae, one_line
+from tests.python.integration.test_migrate import recorded, root, write
+from tests.python.integration.test_migrate_fixes import scratch_dsn
+
+__all__ = ["root", "scratch_dsn"]  # fixtures, used by name
+
+
+def test_a_reload_that_fails_after_migrations_says_they_are_committed(
+    scratch_dsn: str, root: Path
+) -> None:
+    write(root, "sql/99_broken.sql", "create function actae.broken( returns int")
+    with pytest.raises(migrations.MigrationError) as raised:
+        migrations.migrate(scratch_dsn, root)
+    message = str(raised.value)
+    assert message.startswith("sql/99_broken.sql line 1: syntax error")
+    assert "after applying 0001_widgets, 0002_names: those are committed" in message
+    assert recorded(scratch_dsn) == [(1, "0001_widgets"), (2, "0002_names")]
+    # Nothing applied this time: the error is the reload's alone.
+    with pytest.raises(migrations.MigrationError) as again:
+        migrations.migrate(scratch_dsn, root)
+    assert "after applying" not in str(again.value)
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A TCP port that accepts connections and never says a word."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        for s in held:
+            s.close()
+        listener.close()
+
+
+@pytest.mark.parametrize("call", ["migrate", "status"])
+def test_migrate_gives_up_on_a_server_that_never_answers(
+    silent_server: int, monkeypatch: pytest.MonkeyPatch, call: str
+) -> None:
+    monkeypatch.setattr(migrations, "CONNECT_SECONDS", 2)
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    dsn = f"host=127.0.0.1 port={silent_server} user=postgres dbname=actae sslmode=disable"
+    outcome: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            getattr(migrations, call)(dsn)
+        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion
+            outcome.append(exc)
+
+    started = time.monotonic()
+    thread = threading.Thread(target=attempt, daemon=True)
+    thread.start()
+    thread.join(20)
+    assert not thread.is_alive(), "still waiting for a server that never answers"
+    assert time.monotonic() - started < 15
+    assert len(outcome) == 1 and isinstance(outcome[0], psycopg.OperationalError)
+    assert "timeout" in str(outcome[0])
+
+
+def test_a_connect_timeout_in_the_dsn_is_kept(silent_server: int) -> None:
+    dsn = f"host=127.0.0.1 port={silent_server} dbname=actae connect_timeout=3"
+    started = time.monotonic()
+    with pytest.raises(psycopg.OperationalError):
+        migrations.status(dsn)
+    assert 2.5 < time.monotonic() - started < 9  # its 3 s, not CONNECT_SECONDS' 10
+
+
+def test_a_json_migrate_whose_role_settings_fail_prints_what_it_did(scratch_dsn: str) -> None:
+    done = actae("--json", "migrate", "--role-settings", "no_such_login_x9", dsn=scratch_dsn)
+    assert done.returncode == 1
+    assert 'role "no_such_login_x9" does not exist' in done.stderr
+    report = json.loads(done.stdout)
+    assert report["applied"][0] == "0001_ledger" and "role_settings" not in report
+    assert recorded(scratch_dsn)[0] == (1, "0001_ledger")
+
+
+@pytest.mark.parametrize("command", [["status"], ["executions"], ["runs"]])
+def test_a_database_never_migrated_is_named_as_such(scratch_dsn: str,
+                                                    command: list[str]) -> None:
+    line = one_line(actae(*command, dsn=scratch_dsn))
+    assert line.endswith("(is this database migrated? run actae migrate)"), line
+
+
+def test_usage_mistakes_exit_2(dsn: str) -> None:
+    assert "must be a UUID" in one_line(actae("cancel", "not-a-uuid", "--reason", "x",
+                                              dsn=dsn), 2)
+    assert "--policy" in one_line(actae("fork", "any", "--at", "1", "--policy", "charge",
+                                        dsn=dsn), 2)
+    assert "must be an interval" in one_line(actae("purge", "--older-than", "thirty days",
+                                                   dsn=dsn), 2)
+    # A value the database refuses is not a usage mistake: status 1 (AC400).
+    assert "AC400" in one_line(actae("channel", "key-ttl", "any-ttl", "200 years", dsn=dsn))
