@@ -450,6 +450,38 @@ def apply_role_settings(
     return names
 
 
+# PostgreSQL's advisory-lock functions, each as `pg_catalog.name(argument types)`.
+_ADVISORY_FUNCTIONS = b"""
+select pg_catalog.format('pg_catalog.%I(%s)', p.proname,
+    pg_catalog.pg_get_function_identity_arguments(p.oid))
+from pg_catalog.pg_proc as p
+where p.pronamespace = 'pg_catalog'::regnamespace
+    and (p.proname like 'pg\\_advisory\\_%' or p.proname like 'pg\\_try\\_advisory\\_%')
+order by 1
+"""
+
+
+def revoke_public_locks(dsn: str) -> list[str]:
+    """``revoke execute`` on PostgreSQL's advisory-lock functions from public in this
+    database, granted to actae_owner instead (Actae's functions take their guards as that
+    role). Every Actae guard is an advisory lock on a key anyone can compute from a channel
+    id (or read in pg_locks), so any role that may call these functions can hold one and make
+    another tenant's appends, claims and completions of that channel wait out their lock
+    timeout. Grant EXECUTE back to a role of another application that needs them. Returns
+    the functions."""
+    with _connect(dsn) as conn:
+        conn.execute(_SAFE_PATH)
+        names: list[str] = [row[0] for row in conn.execute(_ADVISORY_FUNCTIONS).fetchall()]
+        with conn.transaction():
+            for name in names:
+                function = sql.SQL(name)  # a name and types read from the catalog
+                conn.execute(sql.SQL("revoke execute on function {} from public").format(
+                    function))
+                conn.execute(sql.SQL("grant execute on function {} to actae_owner").format(
+                    function))
+        return names
+
+
 def revoke_public_connect(dsn: str) -> str:
     """``revoke connect, temporary on database <this one> from public``, then grant CONNECT
     to Actae's roles (their members inherit it). A role with no grant can then no longer

@@ -1,5 +1,6 @@
-"""``actae migrate [--status] [--role-settings [LOGIN ...]] [--revoke-public-connect]``: apply
-pending migrations and reload the sql/ functions, then optionally harden logins and CONNECT."""
+"""``actae migrate [--status] [--role-settings [LOGIN ...]] [--revoke-public-connect]
+[--revoke-public-locks]``: apply pending migrations and reload the sql/ functions, then
+optionally harden logins, CONNECT and the advisory-lock functions."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def _migrate(args: argparse.Namespace) -> int:
 
 def _harden(args: argparse.Namespace, dsn: str, report: dict[str, object],
             say: Callable[..., None]) -> None:
-    """--role-settings and --revoke-public-connect, each noted in report once done."""
+    """--role-settings, --revoke-public-connect and --revoke-public-locks, each noted in
+    report once done."""
     if args.role_settings is not None:
         changed = migrations.apply_role_settings(dsn, args.role_settings)
         settings = ", ".join(f"{k} = {v}" for k, v in migrations.AGENT_ROLE_SETTINGS.items())
@@ -55,6 +57,11 @@ def _harden(args: argparse.Namespace, dsn: str, report: dict[str, object],
         database = migrations.revoke_public_connect(dsn)
         say(f"revoked connect, temporary on database {database} from public")
         report["revoked_public_connect"] = database
+    if args.revoke_public_locks:
+        functions = migrations.revoke_public_locks(dsn)
+        say(f"revoked execute on {len(functions)} advisory-lock functions from public"
+            " (granted to actae_owner)")
+        report["revoked_public_locks"] = functions
 
 
 def _status_json(row: migrations.MigrationStatus) -> dict[str, object]:
@@ -72,6 +79,9 @@ def _add_migrate(sub: Subparsers) -> None:
     p.add_argument("--revoke-public-connect", action="store_true",
                    help="then revoke connect, temporary on this database from public"
                    " (Actae's roles keep CONNECT)")
+    p.add_argument("--revoke-public-locks", action="store_true",
+                   help="then revoke execute on the advisory-lock functions from public in"
+                   " this database (tenants cannot then hold each other's channel guards)")
     p.set_defaults(handler=_migrate)
 
 

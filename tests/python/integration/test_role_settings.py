@@ -80,3 +80,46 @@ def test_revoke_public_connect(dsn: str, roles: dict[str, str]) -> None:
     with (psycopg.connect(make_conninfo(dsn, user=roles["agent"]), autocommit=True) as conn,
           pytest.raises(psycopg.errors.InsufficientPrivilege)):
         conn.execute("create temp table t (x int)")
+
+
+@pytest.fixture
+def agent_login(dsn: str) -> Iterator[str]:
+    login = f"rl_agent_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(sql.SQL("create role {} login in role actae_agent").format(
+            sql.Identifier(login)))
+        try:
+            yield login
+        finally:
+            for function in admin.execute(migrate._ADVISORY_FUNCTIONS).fetchall():
+                admin.execute(sql.SQL("grant execute on function {} to public").format(
+                    sql.SQL(function[0])))
+            admin.execute(sql.SQL("drop owned by {}").format(sql.Identifier(login)))
+            admin.execute(sql.SQL("drop role {}").format(sql.Identifier(login)))
+
+
+def test_revoke_public_locks(dsn: str, agent_login: str) -> None:
+    """An agent could hold the advisory lock that guards another tenant's channel (its key
+    is computed from the channel id) and stall that channel's appends and completions."""
+    channel = f"rl-{uuid.uuid4().hex}"
+    guard = "select pg_advisory_lock(1633907811, hashtext(%s))"
+    with psycopg.connect(make_conninfo(dsn, user=agent_login), autocommit=True) as conn:
+        conn.execute(guard, (channel,))
+        conn.execute("select pg_advisory_unlock_all()")
+    functions = migrate.revoke_public_locks(dsn)
+    assert "pg_catalog.pg_advisory_lock(integer, integer)" in functions
+    assert "pg_catalog.pg_try_advisory_xact_lock_shared(bigint)" in functions
+    assert len(functions) == 21
+    with psycopg.connect(make_conninfo(dsn, user=agent_login), autocommit=True) as conn:
+        for attempt in (guard, "select pg_try_advisory_xact_lock(hashtext(%s)::bigint)"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(attempt, (channel,))
+        # Actae's own guards still work for the agent: a claim, its completion, an append.
+        row = conn.execute("select execution_id, claim_token from actae.claim_execution("
+                           "%s, 'k', 'tool', '{}')", (channel,)).fetchone()
+        assert row is not None
+        done = conn.execute("select status from actae.complete_execution(%s, %s, '1', %s)",
+                            (*row, channel)).fetchone()
+        assert done == ("completed",)
+        assert conn.execute("select cursor from actae.record_event(%s, 'step', '{}')",
+                            (channel,)).fetchone() == (1,)
