@@ -451,13 +451,25 @@ def apply_role_settings(
 
 
 # PostgreSQL's advisory-lock functions, each as `pg_catalog.name(argument types)`.
-_ADVISORY_FUNCTIONS = b"""
-select pg_catalog.format('pg_catalog.%I(%s)', p.proname,
-    pg_catalog.pg_get_function_identity_arguments(p.oid))
+_ADVISORY = b"""
 from pg_catalog.pg_proc as p
 where p.pronamespace = 'pg_catalog'::regnamespace
     and (p.proname like 'pg\\_advisory\\_%' or p.proname like 'pg\\_try\\_advisory\\_%')
-order by 1
+"""
+_ADVISORY_FUNCTIONS = b"""
+select pg_catalog.format('pg_catalog.%I(%s)', p.proname,
+    pg_catalog.pg_get_function_identity_arguments(p.oid))""" + _ADVISORY + b"order by 1"
+_REVOKE_LOCKS = b"""
+do $revoke$
+declare
+    v_function regprocedure;
+begin
+    for v_function in select p.oid::regprocedure """ + _ADVISORY + b""" loop
+        execute pg_catalog.format('revoke execute on function %s from public', v_function);
+        execute pg_catalog.format('grant execute on function %s to actae_owner', v_function);
+    end loop;
+end;
+$revoke$
 """
 
 
@@ -471,15 +483,9 @@ def revoke_public_locks(dsn: str) -> list[str]:
     the functions."""
     with _connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
-        names: list[str] = [row[0] for row in conn.execute(_ADVISORY_FUNCTIONS).fetchall()]
         with conn.transaction():
-            for name in names:
-                function = sql.SQL(name)  # a name and types read from the catalog
-                conn.execute(sql.SQL("revoke execute on function {} from public").format(
-                    function))
-                conn.execute(sql.SQL("grant execute on function {} to actae_owner").format(
-                    function))
-        return names
+            conn.execute(_REVOKE_LOCKS)
+            return [row[0] for row in conn.execute(_ADVISORY_FUNCTIONS).fetchall()]
 
 
 def revoke_public_connect(dsn: str) -> str:
