@@ -1,7 +1,8 @@
 """Console commands of the ``actae`` command line: console, timeline, forks, diff.
 
 ``actae console`` serves the read-only web console (extra ``actae[console]``); the other
-three print the same reads in a terminal.
+three print the same reads in a terminal; timeline and diff through the console's own
+clients, so their values' numbers are exactly as stored (actae.console.exact).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from actae.cli.base import (
     table,
     to_json,
 )
-from actae.client import ActaeClient, SyncActaeClient
+from actae.client import SyncActaeClient
+from actae.console.exact import ConsoleClient, SyncConsoleClient
 from actae.console.jsontext import json_text
 from actae.console.models import StateDiff, TimelineEntry
 
@@ -80,7 +82,7 @@ def _run_timeline(args: argparse.Namespace) -> int:
         # Ctrl-C is how --follow ends: asyncio.run cancels the follow (its connection
         # released) and re-raises it, for actae.cli.main to end the command quietly.
         return asyncio.run(_follow(dsn, args))
-    with SyncActaeClient(dsn, max_size=1) as client:
+    with SyncConsoleClient(dsn, max_size=1) as client:
         after = args.after
         first = True
         while True:
@@ -96,7 +98,7 @@ async def _follow(dsn: str, args: argparse.Namespace) -> int:
     from actae.console.live import follow_timeline
 
     first = True
-    async with ActaeClient(dsn, max_size=1) as client:
+    async with ConsoleClient(dsn, max_size=1) as client:
         async for batch in follow_timeline(client, args.channel_id, args.after,
                                            max_rows=args.limit):
             _print_timeline(batch, args.json, first)  # no row comes twice
@@ -179,10 +181,15 @@ def _print_diff(d: StateDiff) -> None:
 
 
 def _run_diff(args: argparse.Namespace) -> int:
-    with SyncActaeClient(dsn_from(args), max_size=1) as client:
+    with SyncConsoleClient(dsn_from(args), max_size=1) as client:
         d = client.diff_states(args.channel_a, args.channel_b, args.limit)
     if args.json:
-        print(to_json(d))
+        # As to_json writes it, but the changed values as they are: a Decimal (a number with
+        # a fraction, read exactly) stays a JSON number.
+        data: dict[str, Any] = d.model_dump(mode="json", by_alias=True)
+        for out, change in zip(data["changes"], d.changes, strict=True):
+            out.update(a=change.a, b=change.b)
+        print(json_text(data, ensure_ascii=True))
     else:
         _print_diff(d)
     return 0

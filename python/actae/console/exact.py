@@ -6,6 +6,8 @@ same one. The console's own client reads every number with a fraction or an expo
 decimal.Decimal instead, which pretty() writes back as the JSON number it is; integers stay
 ints (a Decimal beyond Python's int limit, as the driver reads them). Only this client,
 whose pool is the console's own, reads so: the driver's other callers are unchanged.
+SyncConsoleClient is the same for the command line's console reads (actae timeline, forks,
+diff), so a terminal shows the numbers the web console shows.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import psycopg
 from psycopg import pq
 
 from actae import _json, calls
-from actae.client import ActaeClient, json_loaders
+from actae.client import ActaeClient, SyncActaeClient, json_loaders
 
 T = TypeVar("T")
 
@@ -47,3 +49,16 @@ class ConsoleClient(ActaeClient):
         for oid, loader in _LOADERS[cur.format == pq.Format.BINARY]:
             cur.adapters.register_loader(oid, loader)
         return await ActaeClient._execute(cur, call)
+
+
+class SyncConsoleClient(SyncActaeClient):
+    """ConsoleClient's blocking twin (same loaders, same rule: a DSN, never a shared pool)."""
+
+    def __init__(self, dsn: str, *, max_size: int = 10, min_size: int = 1) -> None:
+        super().__init__(dsn, max_size=max_size, min_size=min_size)
+
+    @staticmethod
+    def _execute(cur: psycopg.Cursor[Any], call: calls.Call[T]) -> T:
+        for oid, loader in _LOADERS[cur.format == pq.Format.BINARY]:
+            cur.adapters.register_loader(oid, loader)
+        return SyncActaeClient._execute(cur, call)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from decimal import Decimal
 
 import pytest
 
@@ -144,3 +145,30 @@ def test_follow_whose_connection_is_ended_prints_one_line(dsn: str) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_diff_and_timeline_print_numbers_as_stored(
+    dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the web console does: read as floats, 12345678901234567.25 and .5 printed as the
+    same 1.2345678901234568e+16, and the diff showed a change between equal-looking values."""
+    root, fork = f"cli-num-{uuid.uuid4().hex[:8]}", f"cli-num-{uuid.uuid4().hex[:8]}"
+    with SyncActaeClient(dsn, max_size=1) as client:
+        client.transition_state(root, "s", {}, {"price": 1}, 0)
+        client.fork_channel(root, 1, fork)
+        with client.pool.connection() as conn:
+            for channel, price in ((root, "12345678901234567.25"), (fork, "12345678901234567.5")):
+                conn.execute("select actae.transition_state(%s, 's', %s::jsonb, %s::jsonb, 1)",
+                             (channel, f'{{"v": {price}}}', f'{{"price": {price}}}'))
+    assert main(["diff", root, fork, "--dsn", dsn]) == 0
+    assert "~ price: 12345678901234567.25 -> 12345678901234567.5" in capsys.readouterr().out
+    assert main(["diff", root, fork, "--dsn", dsn, "--json"]) == 0
+    change = json.loads(capsys.readouterr().out, parse_float=Decimal)["changes"][0]
+    assert (change["a"], change["b"]) == (Decimal("12345678901234567.25"),
+                                          Decimal("12345678901234567.5"))
+    assert main(["timeline", root, "--dsn", dsn]) == 0
+    assert '{"v": 12345678901234567.25}' in capsys.readouterr().out
+    assert main(["timeline", root, "--dsn", dsn, "--json"]) == 0
+    rows = [json.loads(line, parse_float=Decimal)
+            for line in capsys.readouterr().out.splitlines()]
+    assert rows[-1]["payload"] == {"v": Decimal("12345678901234567.25")}
