@@ -11,13 +11,15 @@
 -- login settings (sql/citus/owner_login.psql).
 --
 -- On Citus only (the extension installed when this runs; docs/SCALING.md installs it before
--- the first migrate): DateStyle ISO, MDY and IntervalStyle postgres. The coordinator sends
--- the times and intervals a function computed (a lease's expiry, a creation time) to the
--- workers as text written in the session's styles, and the workers read them in their own:
--- a caller with DateStyle 'SQL, DMY' or 'German' had 7 December stored as 12 July (a fresh
--- lease already lapsed, so another caller reclaimed it) and every write from the 13th of a
--- month on refused. Without Citus no time leaves a function as text, so a single server
--- does not pay for two more settings per call.
+-- the first migrate, and sql/citus/distribute.sql refuses a database migrated without it):
+-- DateStyle ISO, MDY, IntervalStyle postgres and standard_conforming_strings on. The
+-- coordinator sends the values a function computed or was given (a lease's expiry, a
+-- payload) to the workers as text written in the session's styles, and the workers read
+-- them in their own: a caller with DateStyle 'SQL, DMY' or 'German' had 7 December stored
+-- as 12 July (a fresh lease already lapsed, so another caller reclaimed it) and every write
+-- from the 13th of a month on refused; with standard_conforming_strings off every
+-- backslash of a payload, a state or metadata was stored twice. Without Citus no value
+-- leaves a function as text, so a single server does not pay for more settings per call.
 do $settings$
 declare
     v_function regprocedure;
@@ -36,6 +38,8 @@ begin
                 'ISO, MDY');
             execute pg_catalog.format('alter function %s set intervalstyle = %L', v_function,
                 'postgres');
+            execute pg_catalog.format('alter function %s set standard_conforming_strings = on',
+                v_function);
         end if;
     end loop;
 end;

@@ -109,7 +109,12 @@ _ROLES = b"select rolname from pg_catalog.pg_roles"
 
 
 class MigrationError(Exception):
-    """A migration file or the database's migration history is not in a state we can apply."""
+    """A migration file or the database's migration history is not in a state we can apply.
+    ``applied``: the migrations this run committed before it failed (they stay)."""
+
+    def __init__(self, message: str, applied: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.applied = list(applied)
 
 
 @dataclass(frozen=True)
@@ -182,18 +187,25 @@ def find_migrations(root: Path) -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
-# How long a connection attempt may take when neither the DSN nor PGCONNECT_TIMEOUT says: a
-# server that accepts the connection and never answers (a stuck proxy) fails a deploy step
-# instead of hanging it. The wait for another migrator's lock is not bounded (Ctrl-C ends it).
+# How long a connection attempt of the migrator and the command line may take when nothing
+# the user gave says: a server that accepts the connection and never answers (a stuck proxy)
+# fails a deploy step instead of hanging it. The wait for another migrator's lock is not
+# bounded (Ctrl-C ends it).
 CONNECT_SECONDS = 10
 
 
+def connect_timeout(dsn: str) -> dict[str, Any]:
+    """``connect_timeout=CONNECT_SECONDS`` for psycopg.connect, or nothing when the DSN, its
+    service (whose file is libpq's to read) or PGCONNECT_TIMEOUT / PGSERVICE may set one."""
+    given = conninfo_to_dict(dsn)
+    if ("connect_timeout" in given or "service" in given
+            or os.environ.get("PGCONNECT_TIMEOUT") or os.environ.get("PGSERVICE")):
+        return {}
+    return {"connect_timeout": CONNECT_SECONDS}
+
+
 def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
-    timeout: dict[str, Any] = {}
-    if ("connect_timeout" not in conninfo_to_dict(dsn)
-            and not os.environ.get("PGCONNECT_TIMEOUT")):
-        timeout["connect_timeout"] = CONNECT_SECONDS
-    return psycopg.connect(dsn, autocommit=True, **timeout)
+    return psycopg.connect(dsn, autocommit=True, **connect_timeout(dsn))
 
 
 def find_sql_files(root: Path) -> list[Path]:
@@ -217,25 +229,25 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
             _refuse_lost_history(conn)
         recorded = _recorded(conn) if bootstrapped else {}
         _check_history(migrations, recorded)
-        for m in migrations:
-            if m.version in recorded:
-                continue
-            _apply(conn, m, root, bootstrap=not bootstrapped)
-            bootstrapped = True
-            applied.append(m.name)
         try:
+            for m in migrations:
+                if m.version in recorded:
+                    continue
+                _apply(conn, m, root, bootstrap=not bootstrapped)
+                bootstrapped = True
+                applied.append(m.name)
             with conn.transaction():
                 for path in find_sql_files(root):
                     _execute_file(conn, path, root)
         except MigrationError as exc:
             if not applied:
                 raise
-            # The migrations are committed, the functions are not reloaded: say both, in
-            # the one line a command prints.
+            # What this run committed stays, and sql/ was not (re)loaded: say both, in the
+            # one line a command prints.
             raise MigrationError(
-                f"{exc} (after applying {', '.join(applied)}: those are committed, sql/ is"
-                " not reloaded, so the functions are the previous ones until a migrate"
-                " succeeds)"
+                f"{exc} (after applying {', '.join(applied)}: those are committed, and sql/"
+                " is not loaded, so its functions are missing or the previous ones until a"
+                " migrate succeeds)", applied
             ) from exc
     return applied
 

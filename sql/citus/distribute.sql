@@ -13,6 +13,23 @@
 -- query. Every primary key and unique constraint leads with channel_id, which Citus
 -- requires (tests/sql/admin/keys_lead_with_channel_id.sql keeps it that way).
 
+-- The functions' Citus settings (sql/91_function_settings.sql: DateStyle and the like, so
+-- values reach the workers as they were meant) are written by `actae migrate` when the
+-- citus extension exists; a database migrated before it was installed has none of them.
+do $settings$
+begin
+    if not exists (
+        select 1 from pg_catalog.pg_proc as p
+        where p.oid = 'actae.claim_execution'::regproc
+            and 'DateStyle=ISO, MDY' = any(p.proconfig)
+    ) then
+        raise exception 'this database was migrated before the citus extension was installed:'
+            ' run actae migrate again, then this script'
+            using errcode = '55000';
+    end if;
+end;
+$settings$;
+
 -- Citus refuses to distribute a table with triggers. The one Actae has deletes the trace
 -- rows of deleted executions (migration 0009); purge deletes them itself as well, so on
 -- the cluster the trigger is dropped.

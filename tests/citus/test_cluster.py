@@ -14,9 +14,14 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
+from psycopg.types.json import Jsonb
 from routing import Trace, shard_groups, trace
 
 from actae import QuotaExceeded, SyncActaeClient
+from actae.migrate import migrate
+
+DISTRIBUTE = os.path.join(os.path.dirname(__file__), "../../sql/citus/distribute.sql")
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +72,7 @@ def test_every_actae_table_is_distributed_by_channel_or_a_reference_table(
 
 def test_distribute_sql_can_run_again(conn: psycopg.Connection[Any]) -> None:
     before = conn.execute("select count(*) from pg_dist_partition").fetchone()
-    path = os.path.join(os.path.dirname(__file__), "../../sql/citus/distribute.sql")
-    with open(path, encoding="utf-8") as file:
+    with open(DISTRIBUTE, encoding="utf-8") as file:
         conn.execute(file.read())  # type: ignore[call-overload]
     assert conn.execute("select count(*) from pg_dist_partition").fetchone() == before
 
@@ -384,3 +388,48 @@ def test_a_row_lock_held_on_a_worker_is_waited_for_5_s_at_most(
             waiter.execute("select actae.complete_execution(%s, %s, '1', %s)", (*row, channel))
         holder.rollback()
     assert raised.value.sqlstate == "55P03"
+
+
+def test_backslashes_are_stored_as_given_without_standard_conforming_strings(
+    conn: psycopg.Connection[Any],
+) -> None:
+    """A caller with standard_conforming_strings off had every backslash the coordinator
+    sent to a worker doubled (a payload's, a state's, metadata)."""
+    channel = new_channel()
+    with psycopg.connect(os.environ["ACTAE_DSN"], autocommit=True,
+                         options="-c standard_conforming_strings=off") as caller:
+        caller.execute("select actae.create_channel(%s, %s)",
+                       (channel, Jsonb({"re": "\\d+"})))
+        caller.execute("select actae.record_event(%s, 'step', %s)",
+                       (channel, Jsonb({"path": "C:\\tmp"})))
+        # The same creation again is the same content, not another channel's metadata.
+        caller.execute("select actae.create_channel(%s, %s)",
+                       (channel, Jsonb({"re": "\\d+"})))
+    assert conn.execute("select payload from actae.list_events(%s, 0, 10)",
+                        (channel,)).fetchone() == ({"path": "C:\\tmp"},)
+    assert conn.execute("select metadata from actae.get_channel(%s)",
+                        (channel,)).fetchone() == ({"re": "\\d+"},)
+
+
+def test_distribute_sql_refuses_a_database_migrated_before_citus(
+    conn: psycopg.Connection[Any],
+) -> None:
+    """The functions' Citus settings are written by a migrate that finds the extension."""
+    name = f"actae_late_{uuid.uuid4().hex[:8]}"
+    conn.execute(f"create database {name}")
+    try:
+        late = make_conninfo(os.environ["ACTAE_DSN"], dbname=name)
+        migrate(late)
+        with psycopg.connect(late, autocommit=True) as db:
+            db.execute("create extension citus")
+            with (open(DISTRIBUTE, encoding="utf-8") as file,
+                  pytest.raises(psycopg.Error, match="run actae migrate again") as raised):
+                db.execute(file.read())  # type: ignore[call-overload]
+            assert raised.value.sqlstate == "55000"
+            assert db.execute("select count(*) from pg_dist_partition").fetchone() == (0,)
+            migrate(late)  # with the extension: the settings are written, the check passes
+            assert db.execute(
+                "select 'DateStyle=ISO, MDY' = any(proconfig) from pg_proc"
+                " where oid = 'actae.record_event'::regproc").fetchone() == (True,)
+    finally:
+        conn.execute(f"drop database {name} with (force)")

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from actae.client import SyncActaeClient
 from actae.errors import InvalidInput
+from actae.migrate import CONNECT_SECONDS, connect_timeout
 from actae.models import Execution
 
 
@@ -36,7 +37,6 @@ class Subparsers(Protocol):
 
 
 Command = Callable[[Subparsers], None]
-CONNECT_SECONDS = 10
 
 
 class CommandError(Exception):
@@ -128,7 +128,7 @@ def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, No
     than after the pool's retries."""
     dsn = dsn_from(args)
     try:
-        psycopg.connect(dsn, connect_timeout=CONNECT_SECONDS).close()
+        psycopg.connect(dsn, **connect_timeout(dsn)).close()
     except psycopg.OperationalError as exc:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CommandError(f"cannot connect to the database: {reason}") from None

@@ -22,7 +22,12 @@ def _migrate(args: argparse.Namespace) -> int:
             for r in rows:
                 print(f"{r.state:<12} {r.name}")
         return 0 if migrations.status_ok(rows) else 1
-    applied = migrations.migrate(dsn)
+    try:
+        applied = migrations.migrate(dsn)
+    except migrations.MigrationError as exc:
+        if args.json and exc.applied:  # committed before the failure
+            print(json.dumps(exc.applied))
+        raise
 
     def say(*lines: str) -> None:  # text as each step is done (a later one may fail)
         if not args.json:

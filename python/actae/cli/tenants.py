@@ -11,7 +11,6 @@ import psycopg
 
 from actae import tenants
 from actae.cli.base import (
-    CONNECT_SECONDS,
     MAX_BIGINT,
     Command,
     Subparsers,
@@ -21,10 +20,12 @@ from actae.cli.base import (
     table,
     to_json,
 )
+from actae.migrate import connect_timeout
 
 
 def _connect(args: argparse.Namespace) -> psycopg.Connection[tuple[object, ...]]:
-    return psycopg.connect(dsn_from(args), autocommit=True, connect_timeout=CONNECT_SECONDS)
+    dsn = dsn_from(args)
+    return psycopg.connect(dsn, autocommit=True, **connect_timeout(dsn))
 
 
 def _print(args: argparse.Namespace, tenant: tenants.Tenant) -> int:

@@ -126,3 +126,55 @@ def test_usage_mistakes_exit_2(dsn: str) -> None:
                                                    dsn=dsn), 2)
     # A value the database refuses is not a usage mistake: status 1 (AC400).
     assert "AC400" in one_line(actae("channel", "key-ttl", "any-ttl", "200 years", dsn=dsn))
+
+
+def test_a_later_migration_that_fails_names_the_ones_committed_before_it(
+    scratch_dsn: str, root: Path
+) -> None:
+    write(root, "migrations/0003_broken.sql", "select 1 / 0;")
+    with pytest.raises(migrations.MigrationError) as raised:
+        migrations.migrate(scratch_dsn, root)
+    assert str(raised.value).startswith("migrations/0003_broken.sql: division by zero")
+    assert "after applying 0001_widgets, 0002_names: those are committed" in str(raised.value)
+    assert raised.value.applied == ["0001_widgets", "0002_names"]
+    assert recorded(scratch_dsn) == [(1, "0001_widgets"), (2, "0002_names")]
+
+
+def test_a_json_migrate_that_fails_prints_what_it_committed(
+    scratch_dsn: str, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(root, "migrations/0003_broken.sql", "select 1 / 0;")
+    monkeypatch.setenv("ACTAE_SQL_ROOT", str(root))
+    done = actae("--json", "migrate", dsn=scratch_dsn)
+    assert done.returncode == 1
+    assert json.loads(done.stdout) == ["0001_widgets", "0002_names"]
+    assert "division by zero" in done.stderr
+
+
+@pytest.mark.parametrize(("dsn", "environ", "expected"), [
+    ("dbname=x", {}, {"connect_timeout": 10}),
+    ("dbname=x connect_timeout=3", {}, {}),
+    ("postgresql:///x?connect_timeout=0", {}, {}),
+    ("service=mine", {}, {}),  # its file may set one: libpq's to read
+    ("dbname=x", {"PGCONNECT_TIMEOUT": "4"}, {}),
+    ("dbname=x", {"PGSERVICE": "mine"}, {}),
+])
+def test_the_connect_timeout_is_the_users_when_they_give_one(
+    monkeypatch: pytest.MonkeyPatch, dsn: str, environ: dict[str, str],
+    expected: dict[str, int],
+) -> None:
+    for name in ("PGCONNECT_TIMEOUT", "PGSERVICE"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert migrations.connect_timeout(dsn) == expected
+
+
+@pytest.mark.parametrize("command", [["status"], ["tenant", "list"]])
+def test_commands_keep_the_dsns_connect_timeout(silent_server: int,
+                                                command: list[str]) -> None:
+    dsn = f"host=127.0.0.1 port={silent_server} dbname=actae connect_timeout=3"
+    started = time.monotonic()
+    line = one_line(actae(*command, dsn=dsn, timeout=30))
+    assert "timeout" in line
+    assert 2.5 < time.monotonic() - started < 9  # its 3 s, not CONNECT_SECONDS' 10
