@@ -6,8 +6,10 @@ callers that may read the channel (and stays the same when the channel changes t
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
@@ -98,6 +100,69 @@ def test_watch_cap_holds_against_an_old_snapshot(
         with pytest.raises(psycopg.Error) as at_cap:
             s2.execute("select actae.watch_channel(%s, 60)", (f"tn-w-{tag}-y",))
         assert at_cap.value.sqlstate == "AC429"
+    watched = conn.execute(
+        "select count(*) from actae.channels where tenant = %s::regrole"
+        " and watched_until > now()", (roles["ten_a"],)).fetchone()
+    assert watched == (cap,)
+
+
+def _second_waits_then(first: psycopg.Connection, second_call: Callable[[], object]) -> object:
+    """Run second_call in a thread while `first` holds an uncommitted call, commit `first`
+    a second later (the second must have waited on the per-tenant lock: it is still running
+    then), and return what second_call returned or raised."""
+    outcome: list[object] = []
+
+    def call() -> None:
+        try:
+            outcome.append(second_call())
+        except psycopg.Error as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    time.sleep(1.0)
+    assert thread.is_alive(), "the second call did not wait for the first"
+    first.execute("commit")
+    thread.join(10)
+    assert not thread.is_alive()
+    return outcome[0]
+
+
+def test_two_concurrent_creations_never_pass_a_channel_quota(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    """Both counted the tenant's channels before either committed: without the per-tenant
+    lock each saw 0 of a quota of 1 and both channels were made."""
+    conn.execute("select actae.set_quota(%s, 1, null, null)", (roles["ten_a"],))
+    tag = uuid.uuid4().hex[:6]
+    with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
+        s1.execute("begin")
+        s1.execute("select actae.create_channel(%s)", (f"tn-r-{tag}-a",))
+        refused = _second_waits_then(s1, lambda: s2.execute(
+            "select actae.create_channel(%s)", (f"tn-r-{tag}-b",)).fetchone())
+    assert isinstance(refused, psycopg.Error) and refused.sqlstate == "AC429"
+    count = conn.execute("select count(*) from actae.channels where tenant = %s::regrole",
+                         (roles["ten_a"],)).fetchone()
+    assert count == (1,)
+
+
+def test_two_concurrent_watches_never_pass_the_watch_cap(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    cap = conn.execute("select actae._limit('watched_channels')").fetchone()[0]
+    tag = uuid.uuid4().hex[:6]
+    conn.execute(
+        "insert into actae.channels (channel_id, tenant, watched_until)"
+        " select %s || i, %s::regrole, now() + interval '1 hour'"
+        " from generate_series(1, %s) as i",
+        (f"tn-rw-{tag}-", roles["ten_a"], cap - 1))
+    conn.execute("insert into actae.channels (channel_id, tenant) values (%s, %s::regrole),"
+                 " (%s, %s::regrole)",
+                 (f"tn-rw-{tag}-x", roles["ten_a"], f"tn-rw-{tag}-y", roles["ten_a"]))
+    with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
+        s1.execute("begin")
+        s1.execute("select actae.watch_channel(%s, 60)", (f"tn-rw-{tag}-x",))
+        refused = _second_waits_then(s1, lambda: s2.execute(
+            "select actae.watch_channel(%s, 60)", (f"tn-rw-{tag}-y",)).fetchone())
+    assert isinstance(refused, psycopg.Error) and refused.sqlstate == "AC429"
     watched = conn.execute(
         "select count(*) from actae.channels where tenant = %s::regrole"
         " and watched_until > now()", (roles["ten_a"],)).fetchone()
