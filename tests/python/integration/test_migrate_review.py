@@ -23,20 +23,28 @@ from tests.python.integration.test_migrate_fixes import scratch_dsn
 __all__ = ["root", "scratch_dsn"]  # fixtures, used by name
 
 
-def test_a_reload_that_fails_after_migrations_says_they_are_committed(
-    scratch_dsn: str, root: Path
+@pytest.mark.parametrize(("broken", "text", "error"), [
+    ("sql/99_broken.sql", "create function actae.broken( returns int",
+     "sql/99_broken.sql line 1: syntax error"),
+    ("migrations/0003_broken.sql", "select 1 / 0;",
+     "migrations/0003_broken.sql: division by zero"),
+])
+def test_a_failure_after_migrations_were_committed_names_them(
+    scratch_dsn: str, root: Path, broken: str, text: str, error: str
 ) -> None:
-    write(root, "sql/99_broken.sql", "create function actae.broken( returns int")
+    """A reload of sql/, or a later migration, that fails after migrations of the same run
+    were committed: they stay, and the error says which."""
+    write(root, broken, text)
     with pytest.raises(migrations.MigrationError) as raised:
         migrations.migrate(scratch_dsn, root)
-    message = str(raised.value)
-    assert message.startswith("sql/99_broken.sql line 1: syntax error")
-    assert "after applying 0001_widgets, 0002_names: those are committed" in message
+    assert str(raised.value).startswith(error)
+    assert "after applying 0001_widgets, 0002_names: those are committed" in str(raised.value)
+    assert raised.value.applied == ["0001_widgets", "0002_names"]
     assert recorded(scratch_dsn) == [(1, "0001_widgets"), (2, "0002_names")]
-    # Nothing applied this time: the error is the reload's alone.
+    # Nothing applied this time: the error is the failure's alone.
     with pytest.raises(migrations.MigrationError) as again:
         migrations.migrate(scratch_dsn, root)
-    assert "after applying" not in str(again.value)
+    assert str(again.value).startswith(error) and "after applying" not in str(again.value)
 
 
 @pytest.fixture
@@ -126,18 +134,6 @@ def test_usage_mistakes_exit_2(dsn: str) -> None:
                                                    dsn=dsn), 2)
     # A value the database refuses is not a usage mistake: status 1 (AC400).
     assert "AC400" in one_line(actae("channel", "key-ttl", "any-ttl", "200 years", dsn=dsn))
-
-
-def test_a_later_migration_that_fails_names_the_ones_committed_before_it(
-    scratch_dsn: str, root: Path
-) -> None:
-    write(root, "migrations/0003_broken.sql", "select 1 / 0;")
-    with pytest.raises(migrations.MigrationError) as raised:
-        migrations.migrate(scratch_dsn, root)
-    assert str(raised.value).startswith("migrations/0003_broken.sql: division by zero")
-    assert "after applying 0001_widgets, 0002_names: those are committed" in str(raised.value)
-    assert raised.value.applied == ["0001_widgets", "0002_names"]
-    assert recorded(scratch_dsn) == [(1, "0001_widgets"), (2, "0002_names")]
 
 
 def test_a_json_migrate_that_fails_prints_what_it_committed(

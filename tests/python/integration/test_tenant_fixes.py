@@ -9,7 +9,7 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -77,18 +77,25 @@ def test_no_quota_no_refusal_in_repeatable_read(
         s.execute("commit")
 
 
-def test_watch_cap_holds_against_an_old_snapshot(
-        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+def _watched_but_one(conn: psycopg.Connection, tenant: str, prefix: str) -> tuple[int, str]:
+    """The tenant's watch cap less one of its channels watched, and two more unwatched
+    (<prefix>-<tag>-x and -y); returns (the cap, tag)."""
     cap = conn.execute("select actae._limit('watched_channels')").fetchone()[0]
     tag = uuid.uuid4().hex[:6]
     conn.execute(
         "insert into actae.channels (channel_id, tenant, watched_until)"
         " select %s || i, %s::regrole, now() + interval '1 hour'"
         " from generate_series(1, %s) as i",
-        (f"tn-w-{tag}-", roles["ten_a"], cap - 1))
+        (f"{prefix}-{tag}-", tenant, cap - 1))
     conn.execute("insert into actae.channels (channel_id, tenant) values (%s, %s::regrole),"
                  " (%s, %s::regrole)",
-                 (f"tn-w-{tag}-x", roles["ten_a"], f"tn-w-{tag}-y", roles["ten_a"]))
+                 (f"{prefix}-{tag}-x", tenant, f"{prefix}-{tag}-y", tenant))
+    return cap, tag
+
+
+def test_watch_cap_holds_against_an_old_snapshot(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    cap, tag = _watched_but_one(conn, roles["ten_a"], "tn-w")
     with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
         s2.execute("begin isolation level repeatable read")
         s2.execute("select 1")  # the snapshot: cap - 1 watched
@@ -106,25 +113,28 @@ def test_watch_cap_holds_against_an_old_snapshot(
     assert watched == (cap,)
 
 
-def _second_waits_then(first: psycopg.Connection, second_call: Callable[[], object]) -> object:
-    """Run second_call in a thread while `first` holds an uncommitted call, commit `first`
-    a second later (the second must have waited on the per-tenant lock: it is still running
-    then), and return what second_call returned or raised."""
+def _race(dsn: str, user: str, statement: str, first: str, second: str) -> object:
+    """`statement` for `first` left uncommitted on one connection of `user`, the same for
+    `second` on another in a thread; `first` commits a second later (the second call must be
+    waiting for it on the per-tenant lock then). What the second call returned or raised."""
     outcome: list[object] = []
+    with login(dsn, user) as s1, login(dsn, user) as s2:
+        s1.execute("begin")
+        s1.execute(statement, (first,))
 
-    def call() -> None:
-        try:
-            outcome.append(second_call())
-        except psycopg.Error as exc:
-            outcome.append(exc)
+        def call() -> None:
+            try:
+                outcome.append(s2.execute(statement, (second,)).fetchone())
+            except psycopg.Error as exc:
+                outcome.append(exc)
 
-    thread = threading.Thread(target=call)
-    thread.start()
-    time.sleep(1.0)
-    assert thread.is_alive(), "the second call did not wait for the first"
-    first.execute("commit")
-    thread.join(10)
-    assert not thread.is_alive()
+        thread = threading.Thread(target=call)
+        thread.start()
+        time.sleep(1.0)
+        assert thread.is_alive(), "the second call did not wait for the first"
+        s1.execute("commit")
+        thread.join(10)
+        assert not thread.is_alive()
     return outcome[0]
 
 
@@ -134,11 +144,8 @@ def test_two_concurrent_creations_never_pass_a_channel_quota(
     lock each saw 0 of a quota of 1 and both channels were made."""
     conn.execute("select actae.set_quota(%s, 1, null, null)", (roles["ten_a"],))
     tag = uuid.uuid4().hex[:6]
-    with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
-        s1.execute("begin")
-        s1.execute("select actae.create_channel(%s)", (f"tn-r-{tag}-a",))
-        refused = _second_waits_then(s1, lambda: s2.execute(
-            "select actae.create_channel(%s)", (f"tn-r-{tag}-b",)).fetchone())
+    refused = _race(dsn, roles["login_a"], "select actae.create_channel(%s)",
+                    f"tn-r-{tag}-a", f"tn-r-{tag}-b")
     assert isinstance(refused, psycopg.Error) and refused.sqlstate == "AC429"
     count = conn.execute("select count(*) from actae.channels where tenant = %s::regrole",
                          (roles["ten_a"],)).fetchone()
@@ -147,21 +154,9 @@ def test_two_concurrent_creations_never_pass_a_channel_quota(
 
 def test_two_concurrent_watches_never_pass_the_watch_cap(
         dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
-    cap = conn.execute("select actae._limit('watched_channels')").fetchone()[0]
-    tag = uuid.uuid4().hex[:6]
-    conn.execute(
-        "insert into actae.channels (channel_id, tenant, watched_until)"
-        " select %s || i, %s::regrole, now() + interval '1 hour'"
-        " from generate_series(1, %s) as i",
-        (f"tn-rw-{tag}-", roles["ten_a"], cap - 1))
-    conn.execute("insert into actae.channels (channel_id, tenant) values (%s, %s::regrole),"
-                 " (%s, %s::regrole)",
-                 (f"tn-rw-{tag}-x", roles["ten_a"], f"tn-rw-{tag}-y", roles["ten_a"]))
-    with login(dsn, roles["login_a"]) as s1, login(dsn, roles["login_a"]) as s2:
-        s1.execute("begin")
-        s1.execute("select actae.watch_channel(%s, 60)", (f"tn-rw-{tag}-x",))
-        refused = _second_waits_then(s1, lambda: s2.execute(
-            "select actae.watch_channel(%s, 60)", (f"tn-rw-{tag}-y",)).fetchone())
+    cap, tag = _watched_but_one(conn, roles["ten_a"], "tn-rw")
+    refused = _race(dsn, roles["login_a"], "select actae.watch_channel(%s, 60)",
+                    f"tn-rw-{tag}-x", f"tn-rw-{tag}-y")
     assert isinstance(refused, psycopg.Error) and refused.sqlstate == "AC429"
     watched = conn.execute(
         "select count(*) from actae.channels where tenant = %s::regrole"
