@@ -6,7 +6,7 @@ same one. The console's own client reads every number with a fraction or an expo
 decimal.Decimal instead, which pretty() writes back as the JSON number it is; integers stay
 ints (a Decimal beyond Python's int limit, as the driver reads them). Only this client,
 whose pool is the console's own, reads so: the driver's other callers are unchanged.
-SyncConsoleClient is the same for the command line's console reads (actae timeline, forks,
+SyncConsoleClient is the same for the command line's console reads (actae timeline and
 diff), so a terminal shows the numbers the web console shows.
 """
 
