@@ -82,6 +82,23 @@ begin
 end;
 $$;
 
+-- actae._guard_key — the advisory-lock key of one of a channel's guards (p_class: the purge
+-- guard 1633907809, the clock guard 1633907811): a 64-bit hash of the channel id seeded by
+-- the class, for the one-key (bigint) form of the advisory-lock functions. 64 bits, not
+-- hashtext's 32: a login could find a channel id of its own whose 32-bit key is that of
+-- another tenant's channel (a collision of two given ids takes a fraction of a second) and
+-- hold that channel's guard by leaving an append to its own channel open. Inlined where
+-- called.
+create or replace function actae._guard_key(
+    p_class integer,
+    p_channel_id text
+) returns bigint
+language sql
+immutable
+as $$
+    select pg_catalog.hashtextextended(p_channel_id, p_class);
+$$;
+
 -- actae._in_flight — true for the statuses of an execution somebody may still be working
 -- on ('claimed', 'in_progress'): the one definition of "in flight". Inlined where called.
 create or replace function actae._in_flight(

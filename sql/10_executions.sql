@@ -124,7 +124,7 @@ begin
         end if;
         -- Any other status is decided under the row lock, behind the purge guard (below).
         -- A fork's own row wins over what it inherits: the channel is not needed.
-        perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+        perform pg_advisory_xact_lock_shared(actae._guard_key(1633907809, p_channel_id));
         select e.* into v_row from actae.executions as e
         where e.channel_id = p_channel_id and e.key_name = p_key_name
         for update;
@@ -266,7 +266,7 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+    perform pg_advisory_xact_lock_shared(actae._guard_key(1633907809, p_channel_id));
     select c.* into v_channel from actae.channels as c where c.channel_id = p_channel_id;
     if not found then
         insert into actae.channels as c (channel_id, tenant)
@@ -445,7 +445,7 @@ begin
     if current_setting('transaction_isolation') <> 'read committed' then
         perform actae._not_read_committed('complete_execution');
     end if;
-    perform pg_advisory_xact_lock_shared(1633907811, hashtext(v_channel_id));
+    perform pg_advisory_xact_lock_shared(actae._guard_key(1633907811, v_channel_id));
     update actae.executions as e set
         status = 'completed',
         result = v_result,

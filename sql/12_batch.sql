@@ -304,7 +304,7 @@ begin
         if current_setting('transaction_isolation') <> 'read committed' then
             perform actae._not_read_committed('complete_executions');
         end if;
-        perform pg_advisory_xact_lock_shared(1633907811, hashtext(p_channel_id));
+        perform pg_advisory_xact_lock_shared(actae._guard_key(1633907811, p_channel_id));
         v_now := actae._now();
         -- Read after the lock (a statement started after it): exact until commit.
         select c.clock into v_clock from actae.channels as c

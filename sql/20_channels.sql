@@ -125,7 +125,7 @@ as $$
 declare
     v_channel actae.channels;
 begin
-    perform pg_advisory_xact_lock(1633907811, hashtext(p_channel_id));
+    perform pg_advisory_xact_lock(actae._guard_key(1633907811, p_channel_id));
     select c.* into v_channel from actae.channels as c
     where c.channel_id = p_channel_id
     for no key update;

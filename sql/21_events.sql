@@ -137,7 +137,7 @@ declare
     v_channel actae.channels;
     v_now timestamptz;
 begin
-    perform pg_advisory_xact_lock(1633907811, hashtext(p_channel_id));
+    perform pg_advisory_xact_lock(actae._guard_key(1633907811, p_channel_id));
     update actae.channels as c set
         head_cursor = c.head_cursor + 1,
         head_chain = actae._chain(c.head_chain, c.head_cursor + 1, p_event_type, p_payload),

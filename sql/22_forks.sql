@@ -167,7 +167,7 @@ begin
     -- Writers that create a channel without the guard (a claim of a new key, start_run, the
     -- LangGraph saver) are met by the insert's ON CONFLICT, which waits for them: the
     -- channel they made is then answered as an existing one.
-    perform pg_advisory_xact_lock(1633907811, hashtext(v_new_id));
+    perform pg_advisory_xact_lock(actae._guard_key(1633907811, v_new_id));
     select c.* into v_fork from actae.channels as c where c.channel_id = v_new_id for update;
     if not found then
         -- Lineage: the source's ancestors that end before the cut, the one the cut falls in

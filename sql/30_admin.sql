@@ -42,7 +42,7 @@ begin
     -- (then the execution is gone: AC404). Without it, a retryable failure cancelled here
     -- mid-purge kept its row while its channel was deleted.
     if v_channel_id is not null then
-        perform pg_advisory_xact_lock_shared(1633907809, hashtext(v_channel_id));
+        perform pg_advisory_xact_lock_shared(actae._guard_key(1633907809, v_channel_id));
     end if;
     select e.* into v_row from actae.executions as e
     where e.channel_id = v_channel_id and e.execution_id = p_execution_id
@@ -446,7 +446,7 @@ begin
         if not found then
             raise sqlstate 'ACSKP';
         end if;
-        if not pg_try_advisory_xact_lock(1633907809, hashtext(p_channel_id)) then
+        if not pg_try_advisory_xact_lock(actae._guard_key(1633907809, p_channel_id)) then
             raise sqlstate 'ACSKP';
         end if;
         if actae._purge_blocked(v_channel, p_cutoff) then

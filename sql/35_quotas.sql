@@ -247,9 +247,9 @@ begin
     if current_setting('transaction_isolation') <> 'read committed' then
         perform actae._not_read_committed('a new watch registration');
     end if;
-    -- 1633907812: Actae's watch-cap lock class, keyed by tenant (a class of its own: the
-    -- channel clock guard, 1633907811, is keyed by hashtext(channel_id), which can equal a
-    -- tenant's oid).
+    -- 1633907812: Actae's watch-cap lock class, keyed by tenant (a class of its own, in the
+    -- two-key form of the advisory locks; the channel guards use the one-key form,
+    -- actae._guard_key).
     perform pg_advisory_xact_lock(1633907812, p_channel.tenant::integer);
     select count(*) into v_count from actae.channels as c
     where c.tenant = p_channel.tenant and c.watched_until > p_now;

@@ -210,7 +210,7 @@ begin
     -- (actae._claim_channel): a purge deleting the channel finishes first, and the run then
     -- starts in a new channel; never in one being deleted (the run would be deleted with
     -- it, or outlive it).
-    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+    perform pg_advisory_xact_lock_shared(actae._guard_key(1633907809, p_channel_id));
     if current_setting('transaction_isolation') <> 'read committed' and not exists (
         select 1 from actae.runs as r where r.channel_id = p_channel_id
     ) then

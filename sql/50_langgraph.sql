@@ -364,7 +364,7 @@ begin
     -- channel that is not committed yet (a durable tool starting) finishes first and its
     -- row is deleted with the others, instead of committing into a deleted channel; later
     -- claims wait for this transaction.
-    perform pg_advisory_xact_lock(1633907809, hashtext(p_channel_id));
+    perform pg_advisory_xact_lock(actae._guard_key(1633907809, p_channel_id));
     -- FOR UPDATE conflicts with fork_channel's lock on its source: no fork can start now.
     perform 1 from actae.channels as c where c.channel_id = p_channel_id for update;
     if not found then

@@ -1149,7 +1149,7 @@ begin
     -- The channel's purge guard (as a claim's, actae._claim_channel), shared until commit:
     -- a purge deleting the channel finishes first (then this is AC404), and no purge
     -- deletes it while this annotation is uncommitted (it would outlive its channel).
-    perform pg_advisory_xact_lock_shared(1633907809, hashtext(p_channel_id));
+    perform pg_advisory_xact_lock_shared(actae._guard_key(1633907809, p_channel_id));
     if current_setting('transaction_isolation') <> 'read committed' then
         -- The channel is read after the guard with a fresh snapshot only in READ COMMITTED.
         perform actae._not_read_committed('annotate_channel');

@@ -796,6 +796,14 @@ CREATE FUNCTION actae._global_reader() RETURNS boolean
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _guard_key(integer, text); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._guard_key(p_class integer, p_channel_id text) RETURNS bigint
+    LANGUAGE sql IMMUTABLE
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _in_flight(text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2822,6 +2830,12 @@ REVOKE ALL ON FUNCTION actae._fork_receipt(p_fork actae.channels, p_outcome text
 --
 
 REVOKE ALL ON FUNCTION actae._global_reader() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _guard_key(p_class integer, p_channel_id text); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._guard_key(p_class integer, p_channel_id text) FROM PUBLIC;
 
 --
 -- Name: FUNCTION _in_flight(p_status text); Type: ACL; Schema: actae; Owner: -

@@ -218,14 +218,14 @@ async def _cancel_in_flight(client: ActaeClient, dsn: str, channel: str, tool: A
     channel's claim guard (held by another connection) while the caller of k<cancelled>
     is cancelled. Each call's result or exception."""
     guard = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
-    await guard.execute("select pg_advisory_lock(1633907809, hashtext(%s))", (channel,))
+    await guard.execute("select pg_advisory_lock(hashtextextended(%s, 1633907809))", (channel,))
     tasks = [asyncio.create_task(client.run_tool(
         tool, channel_id=channel, key_name=f"k{i}", tool_name="t", params={},
         lease_seconds=lease_seconds)) for i in range(3)]
     await asyncio.sleep(0.3)  # the batch waits on the guard
     tasks[cancelled].cancel()
     await asyncio.sleep(0.2)
-    await guard.execute("select pg_advisory_unlock(1633907809, hashtext(%s))", (channel,))
+    await guard.execute("select pg_advisory_unlock(hashtextextended(%s, 1633907809))", (channel,))
     await guard.close()
     return await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
 

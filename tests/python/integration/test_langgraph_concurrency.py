@@ -211,7 +211,7 @@ def test_purge_skips_a_thread_whose_mapping_a_writer_holds(
     out: list[Any] = []
     errors: list[BaseException] = []
     with psycopg.connect(dsn) as holder, psycopg.connect(dsn, autocommit=True) as writer:
-        holder.execute("select pg_advisory_xact_lock(1633907811, hashtext(%s))", (channel,))
+        holder.execute("select pg_advisory_xact_lock(hashtextextended(%s, 1633907811))", (channel,))
 
         def put() -> None:
             try:

@@ -271,7 +271,8 @@ def test_a_call_cancelled_in_flight_ends_its_span_as_an_error(
         async with ActaeClient(dsn, max_size=1) as client:
             await client.record_event(channel, "first", {})
             with psycopg.connect(dsn, autocommit=True) as holder:
-                holder.execute("select pg_advisory_lock(1633907811, hashtext(%s))", (channel,))
+                holder.execute("select pg_advisory_lock(hashtextextended(%s, 1633907811))",
+                               (channel,))
                 with pytest.raises(TimeoutError) as caught:
                     await asyncio.wait_for(client.record_event(channel, "second", {}), 0.5)
                 cancelled = caught.value.__cause__

@@ -102,7 +102,7 @@ def test_revoke_public_locks(dsn: str, agent_login: str) -> None:
     """An agent could hold the advisory lock that guards another tenant's channel (its key
     is computed from the channel id) and stall that channel's appends and completions."""
     channel = f"rl-{uuid.uuid4().hex}"
-    guard = "select pg_advisory_lock(1633907811, hashtext(%s))"
+    guard = "select pg_advisory_lock(hashtextextended(%s, 1633907811))"
     with psycopg.connect(make_conninfo(dsn, user=agent_login), autocommit=True) as conn:
         conn.execute(guard, (channel,))
         conn.execute("select pg_advisory_unlock_all()")

@@ -216,3 +216,25 @@ def test_a_watcher_keeps_receiving_after_the_channel_changes_tenant(
             return seen
 
     assert asyncio.run(main()) == [1, 2]
+
+
+def test_a_channel_whose_32_bit_hash_is_anothers_does_not_share_its_guard(
+        dsn: str, conn: psycopg.Connection, roles: dict[str, str]) -> None:
+    """With guards keyed by hashtext (32 bits) a login found an id of its own with the key of
+    another tenant's channel in a fraction of a second, and stalled that channel's appends
+    (55P03 after their 5 s lock timeout) by leaving an append of its own open."""
+    tag = uuid.uuid4().hex[:6]
+    row = conn.execute(
+        "select array_agg(n order by n) from (select %s || i as n, hashtext(%s || i) as h"
+        " from generate_series(1, 300000) as i) as s group by h having count(*) > 1 limit 1",
+        (f"tn-h-{tag}-", f"tn-h-{tag}-")).fetchone()
+    assert row is not None
+    theirs, mine = row[0][0], row[0][1]
+    with login(dsn, roles["login_b"]) as b, login(dsn, roles["login_a"]) as a:
+        b.execute("select actae.record_event(%s, 'step', '{}')", (theirs,))
+        a.execute("begin")
+        a.execute("select actae.record_event(%s, 'step', '{}')", (mine,))  # left open
+        b.execute("set lock_timeout = '1s'")
+        assert b.execute("select cursor from actae.record_event(%s, 'step', '{}')",
+                         (theirs,)).fetchone() == (2,)
+        a.execute("rollback")

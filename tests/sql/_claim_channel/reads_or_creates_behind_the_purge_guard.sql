@@ -10,8 +10,10 @@ select is((select tenant from made), actae._new_channel_tenant('tap-cc-other'),
     'for the caller''s tenant');
 select is(
     (select count(*) from pg_catalog.pg_locks
-     where locktype = 'advisory' and pid = pg_backend_pid() and classid = 1633907809
-         and objid = hashtext('tap-cc-new')::oid and mode = 'ShareLock' and granted),
+     where locktype = 'advisory' and pid = pg_backend_pid() and objsubid = 1
+         and (classid::bigint << 32 | objid::bigint)
+             = actae._guard_key(1633907809, 'tap-cc-new')
+         and mode = 'ShareLock' and granted),
     1::bigint, 'the channel''s purge guard is held shared');
 
 select pg_temp.record_steps('tap-cc-new', 2);
