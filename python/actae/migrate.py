@@ -204,7 +204,9 @@ def connect_timeout(dsn: str) -> dict[str, Any]:
     return {"connect_timeout": CONNECT_SECONDS}
 
 
-def _connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
+def connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
+    """An autocommit connection that gives up connecting as connect_timeout says (the
+    migrator's, and the command line's for its administrator commands)."""
     return psycopg.connect(dsn, autocommit=True, **connect_timeout(dsn))
 
 
@@ -291,7 +293,7 @@ def _lost_role_race(conn: psycopg.Connection, exc: MigrationError, before: set[s
 def status(dsn: str, root: Path | None = None) -> list[MigrationStatus]:
     """Applied/pending state of every migration file (and of recorded ones with no file)."""
     migrations = _required_migrations(root or sql_root())
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         recorded = _recorded(conn) if _has_history(conn) else {}
     newest = max(recorded, default=0)
     result: list[MigrationStatus] = []
@@ -321,7 +323,7 @@ def _required_migrations(root: Path) -> list[Migration]:
 
 @contextmanager
 def _locked_connection(dsn: str) -> Generator[psycopg.Connection[tuple[Any, ...]]]:
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         conn.execute("select pg_catalog.pg_advisory_lock(%s)", (LOCK_KEY,))
         try:
@@ -448,7 +450,7 @@ def apply_role_settings(
     login (member of actae_agent, not superuser, not operator). Takes effect at the login's
     next connection. Returns the logins changed."""
     chosen = AGENT_ROLE_SETTINGS if settings is None else settings
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         names = list(logins) if logins else [
             row[0] for row in conn.execute(_AGENT_LOGINS).fetchall()]
@@ -493,7 +495,7 @@ def revoke_public_locks(dsn: str) -> list[str]:
     another tenant's appends, claims and completions of that channel wait out their lock
     timeout. Grant EXECUTE back to a role of another application that needs them. Returns
     the functions."""
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         with conn.transaction():
             conn.execute(_REVOKE_LOCKS)
@@ -504,7 +506,7 @@ def revoke_public_connect(dsn: str) -> str:
     """``revoke connect, temporary on database <this one> from public``, then grant CONNECT
     to Actae's roles (their members inherit it). A role with no grant can then no longer
     connect (and so fill the NOTIFY queue or hold locks). Returns the database name."""
-    with _connect(dsn) as conn:
+    with connect(dsn) as conn:
         conn.execute(_SAFE_PATH)
         database = sql.Identifier(conn.info.dbname)
         with conn.transaction():

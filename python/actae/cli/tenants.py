@@ -20,12 +20,11 @@ from actae.cli.base import (
     table,
     to_json,
 )
-from actae.migrate import connect_timeout
+from actae.migrate import connect
 
 
 def _connect(args: argparse.Namespace) -> psycopg.Connection[tuple[object, ...]]:
-    dsn = dsn_from(args)
-    return psycopg.connect(dsn, autocommit=True, **connect_timeout(dsn))
+    return connect(dsn_from(args))
 
 
 def _print(args: argparse.Namespace, tenant: tenants.Tenant) -> int:

@@ -34,6 +34,12 @@ def exact_loads(data: str | bytes) -> Any:
 _LOADERS = json_loaders(exact_loads)
 
 
+def _read_exactly(cur: psycopg.Cursor[Any] | psycopg.AsyncCursor[Any]) -> None:
+    """exact_loads for the cursor's JSON results, over the driver's own loaders."""
+    for oid, loader in _LOADERS[cur.format == pq.Format.BINARY]:
+        cur.adapters.register_loader(oid, loader)
+
+
 class ConsoleClient(ActaeClient):
     """ActaeClient whose JSON results keep every number exact (exact_loads). Each call's
     cursor gets these loaders just before it runs, over the driver's own. It takes a DSN
@@ -46,8 +52,7 @@ class ConsoleClient(ActaeClient):
 
     @staticmethod
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:
-        for oid, loader in _LOADERS[cur.format == pq.Format.BINARY]:
-            cur.adapters.register_loader(oid, loader)
+        _read_exactly(cur)
         return await ActaeClient._execute(cur, call)
 
 
@@ -59,6 +64,5 @@ class SyncConsoleClient(SyncActaeClient):
 
     @staticmethod
     def _execute(cur: psycopg.Cursor[Any], call: calls.Call[T]) -> T:
-        for oid, loader in _LOADERS[cur.format == pq.Format.BINARY]:
-            cur.adapters.register_loader(oid, loader)
+        _read_exactly(cur)
         return SyncActaeClient._execute(cur, call)
