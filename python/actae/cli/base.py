@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, cast
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel
 
@@ -48,12 +49,22 @@ class CommandError(Exception):
 
 
 def dsn_from(args: argparse.Namespace) -> str:
-    """--dsn, else $ACTAE_DSN, else exit status 2."""
+    """--dsn, else $ACTAE_DSN, else exit status 2; a DSN libpq cannot parse is status 2 too
+    (a usage mistake, found before any connection is tried)."""
     dsn: str | None = getattr(args, "dsn", None) or os.environ.get("ACTAE_DSN")
     if not dsn:
         raise CommandError("no database given: pass --dsn or set ACTAE_DSN", code=2)
+    return checked_dsn(dsn)
+
+
+def checked_dsn(dsn: str) -> str:
+    """``dsn`` when libpq can parse it, else exit status 2 naming what is wrong."""
     if not is_utf8(dsn):
         raise CommandError(f"the DSN is not valid UTF-8: {undecodable(dsn)}", code=2)
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as e:
+        raise CommandError(f"the DSN cannot be read: {e}", code=2) from None
     return dsn
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 from actae import demo as stories
-from actae.cli.base import Command, CommandError, Subparsers
+from actae.cli.base import Command, CommandError, Subparsers, checked_dsn
 
 STORIES = tuple(stories.STORIES)
 DEFAULT_STORIES = ["crash", "fork"]
@@ -25,7 +25,7 @@ def _demo(args: argparse.Namespace) -> int:
                            code=2)
     dsn = getattr(args, "dsn", None) or os.environ.get("ACTAE_DSN")
     if dsn:
-        return stories.run(dsn, names)
+        return stories.run(checked_dsn(dsn), names)
     pg = _pg_module()
     with pg.ensure_dsn() as dsn:
         return stories.run(dsn, names)

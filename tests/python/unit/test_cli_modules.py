@@ -111,6 +111,24 @@ def test_missing_database_is_one_line_with_status_2(
         "actae executions: no database given: pass --dsn or set ACTAE_DSN\n")
 
 
+@pytest.mark.parametrize("command", [
+    ["status"], ["executions"], ["migrate"], ["tenant", "list"], ["demo"], ["timeline", "ch"],
+])
+def test_a_dsn_libpq_cannot_parse_is_a_usage_mistake(
+    command: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ACTAE_DSN", raising=False)
+    assert main([*command, "--dsn", "host=/tmp port"]) == 2
+    assert capsys.readouterr().err == (
+        f"actae {' '.join(command[:1])}: the DSN cannot be read: missing \"=\" after"
+        ' "port" in connection info string\n')
+    monkeypatch.setenv("ACTAE_DSN", "bogus=1")
+    assert main(command) == 2
+    assert capsys.readouterr().err == (
+        f"actae {' '.join(command[:1])}: the DSN cannot be read:"
+        ' invalid connection option "bogus"\n')
+
+
 def test_an_unknown_demo_story_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "nonsense", "--dsn", "host=unused"]) == 2
     assert capsys.readouterr().err == (
