@@ -16,7 +16,8 @@ slots, in one statement and one commit) and calls each run's agent from the top.
 completed tool call replays from the ledger (``run.tool`` is ``client.run_tool`` on the
 run's channel); an elapsed sleep and a received event pass through. When the agent
 returns, ``complete_run`` records its JSON result; when it raises, ``fail_run`` records the
-error (retried with backoff unless it is an :class:`~actae.PermanentError`).
+error (retried with backoff unless it is an :class:`~actae.PermanentError` or a tool call's
+final failure, :class:`~actae.ToolFailed`, alone or with others of its kind in a TaskGroup).
 ``run.sleep`` / ``run.wait_for_event`` that must wait *park* the run in the database (its
 token dies) and unwind the agent with an internal ``BaseException`` (so ``except Exception``
 in agent code does not catch it); the worker records nothing more and moves on. The run is
@@ -43,7 +44,9 @@ Liveness. The worker heartbeats each run every third of its lease. A heartbeat t
 ``cancel_requested`` cancels the agent task and ends the run as cancelled (``fail_run``); a
 heartbeat that finds the run taken over (``LeaseLost``: this worker stalled past its lease)
 cancels the agent task and records nothing: the new owner's writes win and this worker's
-late ones are rejected by the fences. The worker LISTENs on its queue's topic, so a run
+late ones are rejected by the fences. A tool call's claim and an event are the channel's,
+not fenced by the run's token: before one, a worker that may have stalled past a third of
+its lease heartbeats first (Run._fenced), so it starts no step of a run taken over or ended. The worker LISTENs on its queue's topic, so a run
 that becomes due now (started, or its event arrived) is claimed at once; timers and lapsed
 leases are found by polling every ``poll_interval`` seconds (default 1 s) while idle.
 
@@ -89,6 +92,7 @@ from actae.errors import (
     LeaseLost,
     NotFound,
     PermanentError,
+    ToolFailed,
     VersionConflict,
 )
 from actae.models import Execution
@@ -120,9 +124,14 @@ class _Parked(BaseException):  # noqa: N818 - control flow, not an error
 class Run:
     """What an agent gets: the run's input and the durable steps on its channel."""
 
-    def __init__(self, worker: Worker, record: RunRecord) -> None:
+    def __init__(self, worker: Worker, record: RunRecord, claimed_from: float) -> None:
         assert record.claim_token is not None
         self.worker = worker
+        #: the task running the agent (set by the worker once it starts it)
+        self.agent_task: asyncio.Task[Any] | None = None
+        # The lease's end by this process's monotonic clock, never later than the server's:
+        # counted from when the claim (or the last heartbeat) was sent.
+        self._lease_until = claimed_from + worker.lease_seconds
         self.client = worker.client
         self.record = record
         self.channel_id = record.channel_id
@@ -136,6 +145,38 @@ class Run:
         self._completed: dict[str, Execution] = {}
         #: tool calls answered from the prefetched executions in this attempt.
         self.prefetch_hits = 0
+
+    async def renew(self) -> None:
+        """heartbeat_run: the lease is extended (``_lease_until``), or, when the run was
+        taken over (AC423) or is over or gone (AC409 / AC404: e.g. a claimer ended it as
+        cancelled while this worker was stalled past its lease), the agent task is cancelled
+        and LeaseLost raised. A cancellation requested by an operator cancels the agent task
+        too (the worker then ends the run as cancelled)."""
+        sent = time.monotonic()
+        try:
+            row = await self.client.heartbeat_run(self.channel_id, self.claim_token)
+        except (LeaseLost, IdempotencyConflict, NotFound) as exc:
+            if self.agent_task is not None and self.agent_task is not asyncio.current_task():
+                self.agent_task.cancel()  # from the heartbeat, or a task of the agent's own
+            if isinstance(exc, LeaseLost):
+                raise
+            raise LeaseLost(str(exc), exc.detail) from exc
+        self._lease_until = sent + self.worker.lease_seconds
+        if row.cancel_requested and not self.cancel_requested:
+            self.cancel_requested = True
+            if self.agent_task is not None:
+                self.agent_task.cancel()
+
+    async def _fenced(self) -> None:
+        """Before a write the run's token does not fence (a tool's claim, an event): when
+        the lease may have lapsed (this process stalled past a third of it: suspended, a
+        blocked event loop), renew it first, so a worker whose run was taken over or ended
+        meanwhile writes nothing. Heartbeats every third of the lease keep more than a
+        third of it left, so a worker that did not stall sends no extra round trip."""
+        if time.monotonic() >= self._lease_until - self.worker.lease_seconds / 3:
+            await self.renew()
+            if self.cancel_requested:
+                await asyncio.sleep(0)  # the agent's task stops here (renew cancelled it)
 
     def _key(self, given: str | None, prefix: str, limit: int = 1024) -> str:
         """``given``, else ``<prefix>#<n>`` for the n-th step with this prefix in this
@@ -174,6 +215,7 @@ class Run:
         if done is not None and _same_call(done, name, args, dedup_fields):
             self.prefetch_hits += 1
             return done.result
+        await self._fenced()
         return await self.client.run_tool(
             fn, channel_id=self.channel_id, key_name=key_name, tool_name=name, params=args,
             dedup_fields=dedup_fields, reconcile=reconcile,
@@ -225,6 +267,7 @@ class Run:
         """Record state on the run's channel (``transition_state``) exactly once per key:
         re-executions replay it (operation id ``run:<key>``). Returns the state version."""
         operation_id = "run:" + self._key(key, f"transition:{event_type}", _KEY_BYTES - 4)
+        await self._fenced()
         for _ in range(8):
             channel = await self.client.get_channel(self.channel_id)
             try:
@@ -240,9 +283,21 @@ class Run:
                            key: str | None = None) -> int:
         """Append an event to the run's channel exactly once per key; returns its cursor."""
         operation_id = "run:" + self._key(key, f"event:{event_type}", _KEY_BYTES - 4)
+        await self._fenced()
         done = await self.client.record_event(self.channel_id, event_type, payload,
                                               operation_id)
         return done.cursor
+
+
+def _retryable(exc: BaseException) -> bool:
+    """Whether running the agent again could end otherwise: not after a PermanentError, nor
+    after a tool call's own final outcome (ToolFailed: failed for good, or Cancelled by an
+    operator), which every re-run replays again. A group of errors (asyncio.TaskGroup) is
+    retried when one of its errors would be."""
+    if isinstance(exc, BaseExceptionGroup):
+        group = cast(BaseExceptionGroup[BaseException], exc)
+        return any(_retryable(inner) for inner in group.exceptions)
+    return not isinstance(exc, PermanentError | ToolFailed)
 
 
 def _canonical(value: Any) -> Any:
@@ -545,13 +600,14 @@ class Worker:
             claimed_any = False
             while len(self._tasks) < self.concurrency and not self._stopping.is_set():
                 free = min(self.concurrency - len(self._tasks), _MAX_CLAIM)
+                sent = time.monotonic()
                 try:
                     claimed = await self._claim(agents, free)
                 except (ActaeError, psycopg.Error, OSError) as exc:
                     log.warning("claim_run failed (%s); retrying", exc)
                     break
                 claimed_any = claimed_any or bool(claimed)
-                self._spawn(claimed)
+                self._spawn(claimed, sent)
                 if len(claimed) < free:
                     break  # nothing more is due
             if until_idle and not claimed_any and not self._tasks:
@@ -585,9 +641,12 @@ class Worker:
             return [(record, None) for record in records]
         return [(c.run, c.completed) for c in claimed]
 
-    def _spawn(self, claimed: list[tuple[RunRecord, list[Execution] | None]]) -> None:
+    def _spawn(self, claimed: list[tuple[RunRecord, list[Execution] | None]],
+               sent: float) -> None:
+        """Start the runs claimed by a statement sent at monotonic time ``sent`` (their
+        leases began after it)."""
         for record, completed in claimed:
-            task = asyncio.create_task(self._execute(record, completed))
+            task = asyncio.create_task(self._execute(record, completed, sent))
             self._tasks.add(task)
             task.add_done_callback(self._finished)
 
@@ -668,12 +727,14 @@ class Worker:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.poll_interval)
 
-    async def _execute(self, record: RunRecord, completed: list[Execution] | None) -> None:
+    async def _execute(self, record: RunRecord, completed: list[Execution] | None,
+                       sent: float) -> None:
         if self._cut:  # claimed by a completion that ended past the grace period
             self.stats["abandoned"] += 1
             return
-        run = Run(self, record)
+        run = Run(self, record, sent)
         agent_task = asyncio.create_task(self._call_agent(run, completed))
+        run.agent_task = agent_task
         self._agent_tasks.add(agent_task)
         agent_task.add_done_callback(self._agent_tasks.discard)
         beat = asyncio.create_task(self._heartbeat(run, agent_task))
@@ -738,20 +799,16 @@ class Worker:
         while True:
             await asyncio.sleep(interval)
             try:
-                row = await self.client.heartbeat_run(run.channel_id, run.claim_token)
-            except (LeaseLost, IdempotencyConflict, NotFound):
-                # Taken over (AC423), or the run is over or gone (AC409 / AC404: e.g. a
-                # claimer ended it as cancelled while this worker was stalled past its
-                # lease): stop the agent, record nothing.
+                await run.renew()
+            except LeaseLost:
+                # Taken over, or the run is over or gone (Run.renew): the agent is stopped
+                # and records nothing.
                 self.stats["lease_lost"] += 1
-                agent_task.cancel()
                 return
             except (ActaeError, psycopg.Error, OSError) as exc:
                 log.warning("heartbeat of run %s failed (%s)", run.channel_id, exc)
                 continue
-            if row.cancel_requested:
-                run.cancel_requested = True
-                agent_task.cancel()
+            if run.cancel_requested:
                 return
 
     async def _complete(self, run: Run, value: Any) -> None:
@@ -762,6 +819,7 @@ class Worker:
         # Not once run_async has returned: an agent left behind at its shutdown that ends
         # later must not start runs on a worker that is no longer running.
         if self.prefetch and self._running and not self._stopping.is_set():
+            sent = time.monotonic()
             try:
                 _, claimed = await self.client.complete_run_and_claim(
                     run.channel_id, run.claim_token, value, self.queue, self.name, 1,
@@ -772,7 +830,7 @@ class Worker:
                 log.warning("completing run %s with the next claim failed (%s); completing"
                             " it alone", run.channel_id, exc)
             else:
-                self._spawn([(c.run, c.completed) for c in claimed])
+                self._spawn([(c.run, c.completed) for c in claimed], sent)
                 return
         await self.client.complete_run(run.channel_id, run.claim_token, value)
 
@@ -818,7 +876,7 @@ class Worker:
                 await self._fail(run, describe(value),
                                  f"{type(value).__qualname__} (its message could not be"
                                  " recorded)",
-                                 retryable=not isinstance(value, PermanentError))
+                                 retryable=_retryable(value))
                 self.stats["failed"] += 1
             else:
                 # Taken over (a fenced write was LeaseLost) or stopped at shutdown: the run's

@@ -199,6 +199,45 @@ async def test_permanent_error_fails_the_run_for_good(dsn: str, unique: Callable
 
 
 @_sync
+async def test_permanent_failures_in_a_task_group_or_replayed_end_the_run(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """A PermanentError raised in an asyncio.TaskGroup (an ExceptionGroup), and a tool call's
+    final failure replayed on a later attempt (ToolFailed), fail the run for good: another
+    attempt would end the same way. Both were retried until max_attempts."""
+    queue = _queue(unique)
+    ran: list[str] = []
+
+    def declined(ctx: ToolContext) -> None:
+        ran.append(ctx.key_name)
+        raise PermanentError("card declined")
+
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, poll_interval=0.1)
+
+        @worker.agent("grouped")
+        async def grouped(run: Run) -> None:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(run.tool(declined, key="charge"))
+
+        @worker.agent("replayed")
+        async def replayed(run: Run) -> None:
+            try:
+                await run.tool(declined, key="charge")
+            except PermanentError as exc:  # the first attempt: retried (a transient error)
+                raise RuntimeError("the network went away") from exc
+
+        in_group, again = unique("grouped"), unique("replayed")
+        await client.start_run(in_group, "grouped", None, queue)
+        await client.start_run(again, "replayed", None, queue)
+        done = await _with_worker(worker, lambda: _until(client, [in_group, again], FINAL))
+    assert [(r.status, r.failures) for r in done] == [("failed", 1), ("failed", 2)], done
+    assert done[0].error is not None and "TaskGroup" in done[0].error, done[0].error
+    assert done[1].error == "ToolFailed: PermanentError: card declined", done[1].error
+    assert sorted(ran) == ["charge", "charge"], "each tool ran once (one per channel)"
+
+
+@_sync
 async def test_cancelling_a_running_run_stops_its_agent(dsn: str, unique: Callable[..., str]
                                                         ) -> None:
     queue = _queue(unique)

@@ -12,12 +12,15 @@ wait_timeout (seconds). The process runs an ``actae.Worker`` with two agents:
   4. wait for an ``approval`` event (durable; sent by a separate process), or time out
   5. receipt (a second keyed effect)
 ``slow`` — one long charge, for the stalled-worker and cancellation tests.
+``between`` — a charge, ``think`` seconds of work the ledger does not record (a model
+call), then a refund: for a worker stalled between two steps.
 
 On SIGTERM it shuts down gracefully and prints its stats as one JSON line on stdout.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import sys
@@ -66,6 +69,14 @@ def build(config: dict[str, Any]) -> Worker:
                                  dedup_fields=["order"])
         return {"charged": paid["effect_id"], "receipt": receipt["effect_id"],
                 "approved": approval.payload["approved"]}
+
+    @worker.agent("between")
+    async def between(run: Run) -> dict[str, Any]:
+        order = {"order": run.input["order"]}
+        paid = await run.tool(charge, key="charge", tool_name="charge", params=order)
+        await asyncio.sleep(float(config.get("think", 3.0)))
+        refund = await run.tool(charge, key="refund", tool_name="refund", params=order)
+        return {"charged": paid["effect_id"], "refunded": refund["effect_id"]}
 
     @worker.agent("slow")
     async def slow(run: Run) -> dict[str, Any]:

@@ -256,6 +256,42 @@ def stall(dsn: str, stop_seconds: float = 5.0) -> StallFigures:
     return StallFigures(a_stats, b_stats, run, execution, effects, time.monotonic() - started)
 
 
+def stall_between_steps(dsn: str) -> tuple[Any, Any, int, dict[str, Any]]:
+    """Worker A charges, then is SIGSTOPped while it thinks (work the ledger does not
+    record), past its 1 s lease; an operator cancels the run and worker B's claim ends it as
+    cancelled. A is resumed with SIGCONT and reaches its next step, a refund, after the run
+    ended. Returns the run, the refund's execution (None: never claimed), the provider's
+    effects and A's stats."""
+    tag = uuid.uuid4().hex[:10]
+    queue, namespace, channel = f"between-{tag}", f"between-{tag}/", f"between-{tag}-run"
+    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 1, "think": 1.5}
+    FakeProvider(dsn, namespace=namespace)
+    a = spawn({**config, "name": "A"})
+    retrying(dsn, lambda c: c.start_run(channel, "between", {"order": 1}, queue))
+    deadline = time.monotonic() + 60
+    while retrying(dsn, lambda c: c.list_executions(channel, "completed")) == []:
+        assert time.monotonic() < deadline, "A did not charge"
+        time.sleep(0.05)
+    time.sleep(0.3)  # A thinks now
+    a.send_signal(signal.SIGSTOP)
+    stopped = time.monotonic()
+    b = spawn({**config, "name": "B"})
+    try:
+        retrying(dsn, lambda c: c.cancel_run(channel, "customer withdrew"))
+        run = _wait_status(dsn, channel, FINAL)
+        # Resumed once its thinking is over too: its next step is due at once, beside the
+        # overdue heartbeat (a stall longer than the work the agent was doing).
+        time.sleep(max(0.0, stopped + 2.0 - time.monotonic()))
+    finally:
+        a.send_signal(signal.SIGCONT)
+    time.sleep(2.0)  # A is past the refund now, or was stopped before it
+    a_stats = stop(a)
+    stop(b)
+    refund = retrying(dsn, lambda c: c.list_executions(channel))
+    refund = next((e for e in refund if e.key_name == "refund"), None)
+    return run, refund, FakeProvider(dsn, namespace=namespace).effects(), a_stats
+
+
 def approval_while_no_worker(dsn: str) -> Any:
     """A run waits for approval; its worker stops (SIGTERM); a person approves with the CLI
     (`actae event send`, a separate process); a new worker starts and finishes the run."""

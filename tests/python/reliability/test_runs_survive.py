@@ -17,6 +17,7 @@ from .runs_scenario import (
     cancel_each,
     check,
     stall,
+    stall_between_steps,
     survive,
     timed_out_wait,
 )
@@ -53,6 +54,17 @@ def test_stalled_worker_is_taken_over_and_its_late_writes_rejected(dsn: str) -> 
     assert figures.a_stats.get("lease_lost", 0) >= 1, figures.a_stats
     assert figures.a_stats.get("completed", 0) == 0, figures.a_stats
     assert figures.effects == 1, "the provider's idempotency key kept the effect single"
+
+
+def test_a_worker_stalled_between_steps_writes_nothing_after_its_run_ended(dsn: str) -> None:
+    """Its next step's claim is not fenced by the run's token: the worker renews its lease
+    first (it stalled past a third of it), finds the run ended and claims nothing. Before,
+    it claimed and ran the refund of a cancelled run."""
+    run, refund, effects, a_stats = stall_between_steps(dsn)
+    assert run.status == "cancelled" and run.error == "cancelled: customer withdrew", run
+    assert refund is None, f"the resumed worker claimed the refund: {refund}"
+    assert effects == 1, "only the charge happened"
+    assert a_stats.get("lease_lost", 0) >= 1 and a_stats.get("completed", 0) == 0, a_stats
 
 
 def test_approval_sent_while_no_worker_runs_resumes_the_run(dsn: str) -> None:
