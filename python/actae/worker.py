@@ -46,7 +46,8 @@ heartbeat that finds the run taken over (``LeaseLost``: this worker stalled past
 cancels the agent task and records nothing: the new owner's writes win and this worker's
 late ones are rejected by the fences. A tool call's claim and an event are the channel's,
 not fenced by the run's token: before one, a worker that may have stalled past a third of
-its lease heartbeats first (Run._fenced), so it starts no step of a run taken over or ended. The worker LISTENs on its queue's topic, so a run
+its lease heartbeats first (Run._fenced), so it starts no step of a run taken over or ended.
+The worker LISTENs on its queue's topic, so a run
 that becomes due now (started, or its event arrived) is claimed at once; timers and lapsed
 leases are found by polling every ``poll_interval`` seconds (default 1 s) while idle.
 
