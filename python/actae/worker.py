@@ -47,9 +47,9 @@ cancels the agent task and records nothing: the new owner's writes win and this 
 late ones are rejected by the fences. A tool call's claim and an event are the channel's,
 not fenced by the run's token: before one, a worker that may have stalled past a third of
 its lease heartbeats first (Run._fenced), so it starts no step of a run taken over or ended.
-The worker LISTENs on its queue's topic, so a run
-that becomes due now (started, or its event arrived) is claimed at once; timers and lapsed
-leases are found by polling every ``poll_interval`` seconds (default 1 s) while idle.
+The worker LISTENs on its queue's topic, so a run that becomes due now (started, or its
+event arrived) is claimed at once; timers and lapsed leases are found by polling every
+``poll_interval`` seconds (default 1 s) while idle.
 
 Shutdown. SIGTERM or SIGINT (with ``run()``/``install_signal_handlers``), or ``stop()``:
 the worker stops claiming (a completion already sent may still hand its slot to the next
