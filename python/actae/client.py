@@ -110,7 +110,8 @@ def _sync_plan(
     return method
 
 
-def _pool_kwargs() -> dict[str, Any]:
+def pool_kwargs() -> dict[str, Any]:
+    """The connection settings of the pools clients open for themselves."""
     return {"autocommit": True}
 
 
@@ -263,7 +264,7 @@ class ActaeClient:
         self._owns_pool = pool is None
         self._dsn = dsn or ""
         self.pool = pool or AsyncParkingPool(
-            self._dsn, min_size=min_size, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False
         )
         # The claims / completions of concurrent plans, sent as batches.
         self._coalescer = Coalescer(self._run)
@@ -583,7 +584,7 @@ class SyncActaeClient:
         self._owns_pool = pool is None
         self._dsn = dsn or ""
         self.pool = pool or ParkingPool(
-            self._dsn, min_size=min_size, max_size=max_size, kwargs=_pool_kwargs(), open=False
+            self._dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False
         )
 
     def open(self) -> None:

@@ -22,9 +22,7 @@ from actae.cli.base import (
     open_client,
     printable,
     table,
-    to_json,
 )
-from actae.client import SyncActaeClient
 from actae.console.exact import ConsoleClient, SyncConsoleClient
 from actae.console.jsontext import json_text
 from actae.console.models import StateDiff, TimelineEntry
@@ -124,10 +122,17 @@ def _add_timeline(sub: Subparsers) -> None:
 
 
 def _run_forks(args: argparse.Namespace) -> int:
-    with SyncActaeClient(dsn_from(args), max_size=1) as client:
+    with SyncConsoleClient(dsn_from(args), max_size=1) as client:
         nodes = client.fork_tree(args.channel_id, args.limit)
     if args.json:
-        print(to_json(nodes))
+        # As to_json writes them, but each metadata as read: a Decimal (a number with a
+        # fraction, read exactly) stays a JSON number.
+        rows: list[dict[str, Any]] = []
+        for n in nodes:
+            row: dict[str, Any] = n.model_dump(mode="json", by_alias=True)
+            row.update(metadata=n.metadata)
+            rows.append(row)
+        print(json_text(rows, ensure_ascii=True))
         return 0
     for n in nodes:
         marks = [f"@{n.fork_cursor}" if n.fork_cursor is not None else "root",

@@ -11,16 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import functools
 import ipaddress
-import json
+import logging
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+)
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -28,12 +40,15 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from actae import calls
 from actae.console import tree
-from actae.console.exact import ConsoleClient
+from actae.console.exact import ConsoleClient, exact_loads
 from actae.console.jsontext import json_text
 from actae.console.live import follow_timeline
 from actae.console.models import TimelineEntry
 from actae.errors import ActaeError, InvalidInput, NotFound
+
+log = logging.getLogger("actae.console")
 
 TIMELINE_ROWS = 200
 LIST_ROWS = 50
@@ -43,6 +58,10 @@ DIFF_CHANGES = 500
 TRAIL_RESULTS = 200
 JSON_CHARS = 20_000
 MAX_STREAMS = 8
+#: how long a page may wait for the database (a free connection, then its reads) before
+#: the console answers 503; a read cut off is cancelled in the server (psycopg waits up to
+#: 10 s more for that, then drops the connection)
+REQUEST_SECONDS = 15.0
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 #: the line breaks of the SSE format; str.splitlines() also breaks at U+2028, U+0085, ...
 _SSE_LINES = re.compile(r"\r\n|\r|\n")
@@ -120,12 +139,15 @@ def _time(params: Mapping[str, str], name: str) -> datetime | None:
         raise InvalidInput(f"{name} must be an ISO date or time") from exc
 
 
-def _json_object(params: Mapping[str, str], name: str) -> dict[str, Any] | None:
+def _json_object(params: Mapping[str, str], name: str) -> Jsonb | None:
+    """A JSON object parameter as typed, to be sent as it is: the server reads its numbers
+    (12345678901234567.25, 1e5000) exactly, where the driver would send the float or the
+    string Python reads. Checked here first, so a mistake names the parameter."""
     value = _text(params, name)
     if value is None:
         return None
     try:
-        parsed = json.loads(value)
+        parsed = exact_loads(value)
     except ValueError as exc:
         raise InvalidInput(f"{name} must be a JSON object") from exc
     except RecursionError as exc:  # nested deeper than the parser goes (about 1000 levels)
@@ -133,7 +155,7 @@ def _json_object(params: Mapping[str, str], name: str) -> dict[str, Any] | None:
                            ) from exc
     if not isinstance(parsed, dict):
         raise InvalidInput(f"{name} must be a JSON object")
-    return cast(dict[str, Any], parsed)  # a JSON object: its keys are strings
+    return Jsonb(value, dumps=str)
 
 
 def _id(params: Mapping[str, str], name: str) -> str | None:
@@ -231,15 +253,65 @@ class HostCheck:
         await self.app(scope, receive, send)
 
 
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+async def _prepended(first: str, rest: AsyncGenerator[str, None]) -> AsyncIterator[str]:
+    """``first``, then what ``rest`` yields; ``rest`` is closed when this one is."""
+    try:
+        yield first
+        async for item in rest:
+            yield item
+    finally:
+        await rest.aclose()
+
+
+def bounded(handler: Handler, seconds: float, pool: AsyncConnectionPool) -> Handler:
+    """``handler`` within ``seconds``: a database that does not answer (stopped, a lock
+    held) gets a 503 page, not a request that hangs. A page whose connection failed (the
+    server restarted, a backend was terminated: every pooled connection may be dead) is
+    read once more after ``pool.check()`` has replaced the broken ones; the console only
+    reads, so reading again is safe."""
+
+    @functools.wraps(handler)
+    async def run(request: Request) -> Response:
+        try:
+            async with asyncio.timeout(seconds):
+                try:
+                    return await handler(request)
+                except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                    if isinstance(exc, PoolTimeout):
+                        raise
+                    log.info("%s: %s; checking the pool's connections", request.url.path,
+                             exc)
+                    await pool.check()
+                    return await handler(request)
+        except TimeoutError:
+            log.warning("%s: the database did not answer within %g s", request.url.path,
+                        seconds)
+            return unavailable(f"the database did not answer within {seconds:g} s")
+
+    return run
+
+
+def unavailable(reason: str) -> HTMLResponse:
+    return render("error.html", status_code=503, status=503,
+                  message=f"{reason}; reload the page to try again.")
+
+
 def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
-               allowed_hosts: Iterable[str] = ()) -> Starlette:
+               allowed_hosts: Iterable[str] = (),
+               request_seconds: float = REQUEST_SECONDS) -> Starlette:
     """The console app for the database at `dsn`. It refuses to start when the DSN's role can
     write to the ledger (unless allow_writer, for a throwaway database). It answers only
     requests whose Host header names it (served_hosts: `host`, the address it is bound to,
     the loopback names and `allowed_hosts`), others get 400, so a page on another site cannot
-    read it through DNS rebinding."""
-    client = ConsoleClient(dsn, max_size=MAX_STREAMS + 4)  # numbers read exactly
-    streams = asyncio.Semaphore(MAX_STREAMS)
+    read it through DNS rebinding. A page waits at most `request_seconds` for the
+    database, then answers 503, as it does when the database fails."""
+    # Numbers read exactly; a connection checked before each use; REQUEST_SECONDS at most
+    # waiting for one (the pool's own wait a little shorter, so its error is the one shown).
+    client = ConsoleClient(dsn, max_size=MAX_STREAMS + 4, timeout=request_seconds * 0.9)
+    streams = 0  # live views open
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None, None]:
@@ -262,13 +334,17 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
             "created_after": _text(p, "created_after"),
             "created_before": _text(p, "created_before"),
         }
-        rows = await client.list_channels(
-            metadata=_json_object(p, "metadata"), parent_channel_id=filters["parent"],
+        read = calls.list_channels(
+            parent_channel_id=filters["parent"],
             created_after=_time(p, "created_after"), created_before=_time(p, "created_before"),
             status=filters["status"], agent=filters["agent"], tag=filters["tag"],
             before_created_at=_time(p, "before_created_at"),
             before_channel_id=_id(p, "before_channel_id"), max_rows=LIST_ROWS,
         )
+        metadata = _json_object(p, "metadata")
+        if metadata is not None:  # the filter's text as typed (_json_object)
+            read = dataclasses.replace(read, params={**read.params, "metadata": metadata})
+        rows = await client.run(read)
         next_url = None
         if len(rows) == LIST_ROWS:
             last = rows[-1]
@@ -327,11 +403,11 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
         channel_id = _required(p, "id")
         after = _after(p)
         await client.get_channel(channel_id)
-        if streams.locked():
-            return Response("too many live views open", status_code=503)
 
-        async def events() -> AsyncIterator[str]:
-            async with streams:
+        async def events() -> AsyncGenerator[str, None]:
+            nonlocal streams
+            streams += 1
+            try:
                 yield "retry: 2000\n\n"
                 # One message per read of at most TIMELINE_ROWS rows: without `after` the
                 # first holds what /channel shows (its first page), a backlog comes in
@@ -340,9 +416,18 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                                                    max_rows=TIMELINE_ROWS):
                     html = timeline_rows_html(batch, channel_id)
                     yield f"event: rows\n{sse_data(html)}\n"
+            finally:
+                streams -= 1
 
+        if streams >= MAX_STREAMS:
+            return Response("too many live views open", status_code=503)
+        # The slot is taken here, with nothing awaited since the count was read: requests
+        # arriving together cannot all pass it. Should the response never read on, the
+        # started generator is closed when collected, which gives the slot back.
+        body = events()
+        first = await anext(body)
         return StreamingResponse(
-            events(), media_type="text/event-stream",
+            _prepended(first, body), media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
@@ -350,15 +435,23 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
         status = 404 if isinstance(exc, NotFound) else 400
         return render("error.html", status_code=status, status=status, message=str(exc))
 
+    async def on_database_error(request: Request, exc: Exception) -> Response:
+        # The page names the kind of failure only; the log has the driver's words (which
+        # may name hosts and paths).
+        log.warning("%s: %s: %s", request.url.path, type(exc).__name__, exc)
+        return unavailable(f"the database is unreachable or failed ({type(exc).__name__})")
+
     routes = [
-        Route("/", index),
-        Route("/channel", channel),
-        Route("/channel/state", state_at),
-        Route("/channel/stream", stream),
-        Route("/diff", diff),
+        Route("/", bounded(index, request_seconds, client.pool)),
+        Route("/channel", bounded(channel, request_seconds, client.pool)),
+        Route("/channel/state", bounded(state_at, request_seconds, client.pool)),
+        Route("/channel/stream", bounded(stream, request_seconds, client.pool)),
+        Route("/diff", bounded(diff, request_seconds, client.pool)),
     ]
     return Starlette(
-        routes=routes, lifespan=lifespan, exception_handlers={ActaeError: on_error},
+        routes=routes, lifespan=lifespan,
+        exception_handlers={ActaeError: on_error, psycopg.OperationalError: on_database_error,
+                            psycopg.InterfaceError: on_database_error},
         middleware=[Middleware(HostCheck, allowed_hosts=served_hosts(host, allowed_hosts))],
     )
 

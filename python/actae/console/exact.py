@@ -18,9 +18,10 @@ from typing import Any, TypeVar
 
 import psycopg
 from psycopg import pq
+from psycopg_pool import AsyncConnectionPool
 
 from actae import _json, calls
-from actae.client import ActaeClient, SyncActaeClient, json_loaders
+from actae.client import ActaeClient, SyncActaeClient, json_loaders, pool_kwargs
 
 T = TypeVar("T")
 
@@ -47,8 +48,15 @@ class ConsoleClient(ActaeClient):
     call to the next, so a pool shared with another client would hand that client Decimals.
     """
 
-    def __init__(self, dsn: str, *, max_size: int = 10, min_size: int = 1) -> None:
-        super().__init__(dsn, max_size=max_size, min_size=min_size)
+    def __init__(self, dsn: str, *, max_size: int = 10, min_size: int = 1,
+                 timeout: float = 30.0) -> None:
+        # A plain pool (no connection parked beside it: pool.check() sees every idle one,
+        # which the console runs after a connection failed). ``timeout``: how long a
+        # request waits for a free connection.
+        super().__init__(pool=AsyncConnectionPool(
+            dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False,
+            timeout=timeout))
+        self._owns_pool, self._dsn = True, dsn  # opened (probed first) and closed with us
 
     @staticmethod
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:

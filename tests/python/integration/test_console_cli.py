@@ -10,6 +10,7 @@ import time
 import uuid
 from decimal import Decimal
 
+import psycopg
 import pytest
 
 from actae import SyncActaeClient
@@ -172,3 +173,20 @@ def test_diff_and_timeline_print_numbers_as_stored(
     rows = [json.loads(line, parse_float=Decimal)
             for line in capsys.readouterr().out.splitlines()]
     assert rows[-1]["payload"] == {"v": Decimal("12345678901234567.25")}
+
+
+def test_forks_json_prints_metadata_numbers_as_stored(
+    dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """actae forks --json writes each channel's metadata numbers as stored (it read them as
+    floats: 1.2345678901234568e+16, and 1e5000 as a JSON string)."""
+    channel = f"forks-meta-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.create_channel(%s, %s::jsonb)",
+                     (channel, '{"price": 12345678901234567.25, "big": 1e5000}'))
+    assert main(["forks", channel, "--json", "--dsn", dsn]) == 0
+    out = capsys.readouterr().out
+    assert '"price": 12345678901234567.25' in out, out
+    assert '"big": 1' + "0" * 5000 in out, out[:400]
+    rows = json.loads(out, parse_float=Decimal, parse_int=Decimal)
+    assert rows[0]["metadata"]["price"] == Decimal("12345678901234567.25")

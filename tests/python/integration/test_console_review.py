@@ -319,3 +319,25 @@ def test_the_console_client_owns_its_pool() -> None:
 
     with pytest.raises(TypeError):
         ConsoleClient(pool=object())  # type: ignore[call-arg]
+
+
+def test_the_metadata_filter_compares_numbers_as_typed(dsn: str, console: str) -> None:
+    """The filter's JSON goes to the server as typed: 12345678901234567.25 and 1e5000 find the
+    channel holding them (read as floats by Python, the first found nothing and the second
+    was refused), and a neighbouring number does not."""
+    channel = f"meta-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.create_channel(%s, %s::jsonb)", (
+            channel, '{"price": 12345678901234567.25, "big": 1e5000, "tag": "t"}'))
+
+    def found(metadata: str) -> bool:
+        status, body = get(f"{console}/?metadata={urllib.parse.quote(metadata)}")
+        assert status == 200, (status, body[:300])
+        return channel in body
+
+    assert found('{"price": 12345678901234567.25, "tag": "t"}')
+    assert found('{"big": 1e5000}')
+    assert not found('{"price": 12345678901234567.2, "tag": "t"}')
+    assert not found('{"price": 12345678901234567, "tag": "t"}')
+    status, body = get(f"{console}/?metadata={urllib.parse.quote('[1]')}")
+    assert status == 400 and "metadata must be a JSON object" in body
