@@ -820,7 +820,8 @@ $$;
 -- Guarantees: common_ancestor is the nearest channel both descend from (walking parents; a
 -- channel counts as its own ancestor), null when they share none; cursor_a / cursor_b are
 -- the last events of that ancestor each one sees (its head for the ancestor itself), so
--- shared_cursor = least of the two is where they part. changes lists, in path order, every
+-- shared_cursor = least of the two is where they part. changes lists, in path order (keys
+-- as text, array indexes as numbers: 2 before 10), every
 -- leaf where the two latest states differ: {"path": [...], "op": "added" | "removed" |
 -- "changed", "a": value in a, "b": value in b}; objects are compared key by key and arrays
 -- index by index; a value whose type differs is one change. At most max_changes
@@ -925,19 +926,31 @@ begin
     v_result.version_a := v_state_a.version;
     v_result.version_b := v_state_b.version;
 
-    with recursive walk (path, a, b) as (
-        select '{}'::text [], v_state_a.state, v_state_b.state
+    -- sort_key: the path with each array index zero-padded, so indexes sort as numbers
+    -- (siblings are all keys or all indexes: both states hold an object, or both an array).
+    with recursive walk (path, sort_key, a, b) as (
+        select '{}'::text [], '{}'::text [], v_state_a.state, v_state_b.state
         union all
-        select w.path || k.key, jsonb_extract_path(w.a, k.key), jsonb_extract_path(w.b, k.key)
+        select
+            w.path || k.key,
+            w.sort_key || k.sort_key,
+            jsonb_extract_path(w.a, k.key),
+            jsonb_extract_path(w.b, k.key)
         from walk as w
         cross join lateral (
-            select o.key from jsonb_object_keys(
+            select
+                o.key,
+                o.key as sort_key
+            from jsonb_object_keys(
                 case when jsonb_typeof(w.a) = 'object' and jsonb_typeof(w.b) = 'object'
                         then w.a || w.b
                 end
             ) as o (key)
             union all
-            select n.i::text from generate_series(
+            select
+                n.i::text,
+                lpad(n.i::text, 10, '0')
+            from generate_series(
                 0,
                 case when jsonb_typeof(w.a) = 'array' and jsonb_typeof(w.b) = 'array'
                         then greatest(jsonb_array_length(w.a), jsonb_array_length(w.b)) - 1
@@ -951,6 +964,7 @@ begin
     leaves as (
         select
             w.path,
+            w.sort_key,
             case when w.a is null then 'added' when w.b is null then 'removed'
                 else 'changed' end as op,
             w.a,
@@ -959,14 +973,14 @@ begin
         where w.a is distinct from w.b
             and not (jsonb_typeof(w.a) = 'object' and jsonb_typeof(w.b) = 'object')
             and not (jsonb_typeof(w.a) = 'array' and jsonb_typeof(w.b) = 'array')
-        order by w.path
+        order by w.sort_key
         limit p_max_changes + 1
     )
 
     select
         coalesce(jsonb_agg(jsonb_build_object(
             'path', to_jsonb(l.path), 'op', l.op, 'a', l.a, 'b', l.b
-        ) order by l.path), '[]'::jsonb),
+        ) order by l.sort_key), '[]'::jsonb),
         count(*)
     into v_result.changes, v_count
     from leaves as l;

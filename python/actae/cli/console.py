@@ -24,7 +24,7 @@ from actae.cli.base import (
     table,
 )
 from actae.console.exact import ConsoleClient, SyncConsoleClient
-from actae.console.jsontext import json_text
+from actae.console.jsontext import json_text, path_text
 from actae.console.models import StateDiff, TimelineEntry
 
 
@@ -174,7 +174,7 @@ def _print_diff(d: StateDiff) -> None:
     lines.append(f"state versions {d.version_a} / {d.version_b}: {len(d.changes)} change(s)"
                  + (" (more not shown)" if d.truncated else ""))
     for c in d.changes:
-        path = ".".join(c.path) or "(root)"
+        path = path_text(c.path)
         if c.op == "added":
             lines.append(f"+ {path} = {_short(c.b)}")
         elif c.op == "removed":

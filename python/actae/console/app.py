@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from actae import calls
 from actae.console import tree
 from actae.console.exact import ConsoleClient, exact_loads
-from actae.console.jsontext import json_text
+from actae.console.jsontext import json_text, path_text
 from actae.console.live import follow_timeline
 from actae.console.models import TimelineEntry
 from actae.errors import ActaeError, InvalidInput, NotFound
@@ -102,6 +102,7 @@ def query(base: str, **params: Any) -> str:
 # jinja2 leaves Environment.filters and .globals untyped (dicts inferred from its defaults).
 _ENV.filters["pretty"] = pretty  # pyright: ignore[reportUnknownMemberType]
 _ENV.filters["when"] = when  # pyright: ignore[reportUnknownMemberType]
+_ENV.filters["path_text"] = path_text  # pyright: ignore[reportUnknownMemberType]
 _ENV.globals["url"] = query  # pyright: ignore[reportUnknownMemberType]
 
 

@@ -36,3 +36,16 @@ def json_text(value: Any, *, indent: int | None = None, sort_keys: bool = False,
     if not numbers:
         return text
     return _TOKEN.sub(lambda m: numbers[int(m[1])], text)
+
+
+_PLAIN_STEP = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
+
+
+def path_text(path: list[str]) -> str:
+    """A state path for people: its steps joined by dots, each step that is not a plain name
+    or an index written as a JSON string, so a key "a.b" (`"a.b"`) and the key b inside a
+    (`a.b`) read differently; "(root)" for the whole state."""
+    if not path:
+        return "(root)"
+    return ".".join(step if _PLAIN_STEP.fullmatch(step) else json.dumps(step, ensure_ascii=False)
+                    for step in path)

@@ -190,3 +190,22 @@ def test_forks_json_prints_metadata_numbers_as_stored(
     assert '"big": 1' + "0" * 5000 in out, out[:400]
     rows = json.loads(out, parse_float=Decimal, parse_int=Decimal)
     assert rows[0]["metadata"]["price"] == Decimal("12345678901234567.25")
+
+
+def test_diff_paths_read_unambiguously_and_indexes_in_order(
+    dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The key "a.b" and the key b inside a were both printed a.b; array indexes came in
+    text order (arr.10 before arr.2)."""
+    a, b = (f"diff-path-{uuid.uuid4().hex[:8]}-{side}" for side in "ab")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for channel, state in ((a, '{"arr": [0, 0, 0], "a.b": 1, "a": {"b": 2}, "": 0}'),
+                               (b, '{"arr": [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],'
+                                   ' "a.b": 3, "a": {"b": 4}, "": 1}')):
+            conn.execute("select actae.transition_state(%s, 't', '{}', %s::jsonb, 0)",
+                         (channel, state))
+    assert main(["diff", a, b, "--dsn", dsn]) == 0
+    out = capsys.readouterr().out
+    lines = [line.split(" ", 2)[1].rstrip(":") for line in out.splitlines()
+             if line[:2] in ("+ ", "- ", "~ ")]
+    assert lines == ['""', "a.b", '"a.b"', "arr.2", *(f"arr.{i}" for i in range(3, 11))], out

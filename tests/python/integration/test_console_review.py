@@ -341,3 +341,18 @@ def test_the_metadata_filter_compares_numbers_as_typed(dsn: str, console: str) -
     assert not found('{"price": 12345678901234567, "tag": "t"}')
     status, body = get(f"{console}/?metadata={urllib.parse.quote('[1]')}")
     assert status == 400 and "metadata must be a JSON object" in body
+
+
+def test_the_diff_page_shows_paths_unambiguously_in_numeric_order(dsn: str, console: str
+                                                                   ) -> None:
+    a, b = (f"diff-page-{uuid.uuid4().hex[:8]}-{side}" for side in "ab")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for channel, state in ((a, '{"arr": [0, 0, 0], "a.b": 1, "a": {"b": 2}}'),
+                               (b, '{"arr": [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],'
+                                   ' "a.b": 3, "a": {"b": 4}}')):
+            conn.execute("select actae.transition_state(%s, 't', '{}', %s::jsonb, 0)",
+                         (channel, state))
+    status, body = get(f"{console}/diff?a={a}&b={b}")
+    assert status == 200, body[:300]
+    paths = [html.unescape(p) for p in re.findall(r'<tr class="\w+"><td><code>(.*?)</code>', body)]
+    assert paths == ["a.b", '"a.b"', "arr.2", *(f"arr.{i}" for i in range(3, 11))], paths
