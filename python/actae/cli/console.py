@@ -216,15 +216,15 @@ def _run_console(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from actae.console.app import create_app
+        from actae.console.app import allowed_host, create_app
     except ImportError as exc:
         raise CommandError(
             "the console needs its extra: pip install 'actae[console]'", code=2) from exc
     for name in args.allowed_host:  # the Host check's own rule, as one line here
-        if "*" in name[1:] or (name.startswith("*") and name != "*"
-                               and not name.startswith("*.")):
-            raise CommandError(f"--allowed-host {name!r}: a wildcard may only lead a name"
-                               " ('*.example.com'), or be '*' alone", code=2)
+        try:
+            allowed_host(name)
+        except ValueError as exc:
+            raise CommandError(f"--allowed-host {exc}", code=2) from None
     # Checked before uvicorn starts, so a bad DSN or a writer role is one line and status 1
     # (the app's lifespan checks the role again, for anyone serving create_app directly).
     with open_client(args) as client:

@@ -187,10 +187,35 @@ def sse_data(text: str) -> str:
     return "".join(f"data: {line}\n" for line in _SSE_LINES.split(text))
 
 
+_NAME = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
+
+
+def allowed_host(value: str) -> str:
+    """An --allowed-host value in the form host_name() gives a Host header: an IP address
+    (an IPv6 one in brackets, in its short form, given with or without them), a name
+    (lowercased, without a trailing dot), "*.<name>" or "*". ValueError for anything no
+    Host header could match: a port, a wildcard elsewhere, an empty or malformed name."""
+    text = value.strip().lower()
+    if text == "*":
+        return text
+    try:
+        address = ipaddress.ip_address(text[1:-1] if text.startswith("[") else text)
+    except ValueError:
+        pass
+    else:
+        return f"[{address}]" if address.version == 6 else str(address)
+    name = text[2:] if text.startswith("*.") else text
+    if not _NAME.fullmatch(name.rstrip(".")):
+        raise ValueError(f"{value!r} is not a host name or address without a port (a wildcard"
+                         " may only lead a name, '*.example.com', or be '*' alone)")
+    return text.rstrip(".")
+
+
 def served_hosts(host: str, allowed_hosts: Iterable[str] = ()) -> list[str]:
     """The Host header values the console answers to: the loopback names, the address it is
-    bound to (an IPv6 one in brackets, as a Host header has it) and the names given."""
-    hosts = [*LOCAL_HOSTS, *allowed_hosts]
+    bound to (an IPv6 one in brackets, as a Host header has it) and the names given
+    (allowed_host: ValueError for one no Host header could match)."""
+    hosts = [*LOCAL_HOSTS, *(allowed_host(h) for h in allowed_hosts)]
     try:
         bound = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
@@ -222,7 +247,7 @@ def host_name(header: str | None) -> str | None:
     name, _, port = header.partition(":")
     if not name or not _PORT.fullmatch(":" + port if port else ""):
         return None
-    return name
+    return name.rstrip(".") or None
 
 
 class HostCheck:

@@ -22,7 +22,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from actae.console.app import TIMELINE_ROWS
+from actae.console.app import TIMELINE_ROWS, HostCheck, allowed_host, served_hosts
 from tests.python.support.console_harness import free_port, serve
 
 ACTAE = Path(sys.executable).parent / "actae"
@@ -242,3 +242,24 @@ def test_the_host_check_refuses_a_request_without_host(v6_app: str) -> None:
         s.sendall(b"GET / HTTP/1.0\r\n\r\n")
         status = s.recv(64).split(b"\r\n", 1)[0]
     assert status.split()[1] == b"400"
+
+
+@pytest.mark.parametrize(("given", "header"), [
+    ("fd00::2", "[fd00::2]:8480"),  # an IPv6 address without its brackets
+    ("[fd00:0::2]", "[fd00::2]"),  # in its long form
+    ("Proxy.Example.", "proxy.example:443"),  # with a trailing dot
+    ("proxy.example", "proxy.example.:443"),  # a Host header with one
+    ("*.Proxy.Example", "console.proxy.example"),
+])
+def test_allowed_hosts_given_in_another_form_match(given: str, header: str) -> None:
+    """Values a Host header names in its own form matched nothing before, silently."""
+    check = HostCheck(app=None, allowed_hosts=served_hosts("127.0.0.1", [given]))  # type: ignore[arg-type]
+    assert check.allows(header)
+    assert not check.allows("other.example")
+
+
+@pytest.mark.parametrize("given", ["proxy.example.com:8443", "a*.example", "*example.com",
+                                   "", "exa mple.com", "[fd00::2]:8480"])
+def test_allowed_hosts_no_host_header_could_match_are_refused(given: str) -> None:
+    with pytest.raises(ValueError, match="not a host name or address without a port"):
+        allowed_host(given)
