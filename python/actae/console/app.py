@@ -24,7 +24,7 @@ from collections.abc import (
     Iterable,
     Mapping,
 )
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -89,8 +89,16 @@ def pretty(value: Any, limit: int = JSON_CHARS) -> str:
     return text
 
 
-def when(value: datetime | None) -> str:
-    return "-" if value is None else value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+def when(value: datetime | str | None) -> str:
+    """A time in UTC, to the millisecond, saying so (whatever the session's time zone); a
+    time inside JSON (a decision trail's event) comes as its ISO text."""
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] + " UTC"
 
 
 def query(base: str, **params: Any) -> str:

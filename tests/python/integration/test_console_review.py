@@ -356,3 +356,25 @@ def test_the_diff_page_shows_paths_unambiguously_in_numeric_order(dsn: str, cons
     assert status == 200, body[:300]
     paths = [html.unescape(p) for p in re.findall(r'<tr class="\w+"><td><code>(.*?)</code>', body)]
     assert paths == ["a.b", '"a.b"', "arr.2", *(f"arr.{i}" for i in range(3, 11))], paths
+
+
+def test_times_are_shown_in_utc_whatever_the_session_time_zone(dsn: str, reader: str) -> None:
+    """A console whose role's sessions run in another time zone showed that zone's times
+    without saying so (and the state page in yet another format)."""
+    channel = f"tz-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, 'e', '{}')", (channel,))
+        row = conn.execute(
+            "select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'),"
+            " to_char(e.recorded_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS')"
+            " from actae.channels as c join actae.events as e using (channel_id)"
+            " where channel_id = %s", (channel,)).fetchone()
+    assert row is not None
+    created, recorded = row
+    params = conninfo_to_dict(reader)
+    params["options"] = "-c timezone=Asia/Kolkata"
+    with serve(make_conninfo(**params)) as url:  # type: ignore[arg-type]
+        status, body = get(f"{url}/channel?id={channel}")
+        assert status == 200 and f"{created} UTC" in body and f"{recorded} UTC" in body, body
+        status, body = get(f"{url}/channel/state?id={channel}&cursor=1")
+        assert status == 200 and f"{recorded} UTC" in body, body
