@@ -825,8 +825,8 @@ class Worker:
                 _, claimed = await self.client.complete_run_and_claim(
                     run.channel_id, run.claim_token, value, self.queue, self.name, 1,
                     sorted(self.agents), self.lease_seconds, _PREFETCH_PAGE)
-            except LeaseLost:
-                raise
+            except (LeaseLost, IdempotencyConflict, NotFound):
+                raise  # taken over, or over or gone: completing it alone would fail too
             except (ActaeError, psycopg.Error, OSError) as exc:
                 log.warning("completing run %s with the next claim failed (%s); completing"
                             " it alone", run.channel_id, exc)
@@ -885,8 +885,11 @@ class Worker:
                 self.stats["abandoned"] += 1
                 if kind == "lost":
                     self.stats["lease_lost"] += 1
-        except LeaseLost:
-            self.stats["abandoned"] += 1  # too late: another worker owns the run now
+        except (LeaseLost, IdempotencyConflict, NotFound) as exc:
+            # Too late: another worker owns the run now, or ended it (e.g. as cancelled,
+            # while this one was stalled past its lease), or it is gone.
+            log.info("run %s: its end was not recorded (%s)", run.channel_id, exc)
+            self.stats["abandoned"] += 1
             self.stats["lease_lost"] += 1
         except (ActaeError, psycopg.Error, OSError) as exc:
             log.warning("recording the end of run %s failed (%s)", run.channel_id, exc)

@@ -214,8 +214,8 @@ def _run_start(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(started))
     else:
-        print(printable(f"run {started.channel_id} {started.outcome}: {started.status}, due "
-                        f"{started.due_at}"))
+        due = "" if started.due_at is None else f", due {started.due_at}"  # none once over
+        print(printable(f"run {started.channel_id} {started.outcome}: {started.status}{due}"))
     return 0
 
 

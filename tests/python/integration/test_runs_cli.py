@@ -47,6 +47,10 @@ def test_start_show_list_event_cancel(dsn: str, unique: Callable[..., str],
     assert f"run {channel} cancelled: cancelled" in capsys.readouterr().out
     assert main(["run", "start", channel, "other", "--dsn", dsn]) == 1
     assert "[AC409]" in capsys.readouterr().err
+    # The same start again replays the ended run, which is due at no time (it printed None).
+    assert main(["run", "start", channel, "refund", "--input", '{"order": 1}', "--queue",
+                 queue, "--dsn", dsn]) == 0
+    assert capsys.readouterr().out == f"run {channel} replayed: cancelled\n"
     assert main(["event", "send", channel, "x", "--payload", "{bad", "--dsn", dsn]) == 2
     assert main(["runs", "--queue", queue, "--dsn", dsn]) == 0
     assert "cancelled" in capsys.readouterr().out

@@ -545,3 +545,41 @@ async def test_a_prefix_too_large_to_prefetch_does_not_stop_the_queue(
         done = await _with_worker(worker, lambda: _until(client, [big, small], FINAL, 60))
         assert [r.status for r in done] == ["completed", "completed"]
         assert calls == []
+
+
+@_sync
+async def test_a_run_ended_while_its_worker_stalled_is_counted_lost_without_warnings(
+    dsn: str, unique: Callable[..., str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The agent blocks its event loop past the lease; meanwhile an operator cancels the run
+    and another claimer's claim ends it as cancelled. The agent then returns: the worker
+    counts the run as lost and logs no warning (it logged two, a failed completion and a
+    failed recording, for a run that was simply over)."""
+    queue = _queue(unique)
+    channel = unique("stalled")
+
+    def end_it() -> None:
+        time.sleep(1.5)  # the 1 s lease has lapsed
+        with SyncActaeClient(dsn, max_size=1) as other:
+            other.cancel_run(channel, "operator")
+            assert other.claim_run(queue, "other") is None  # ends it as cancelled
+
+    async with ActaeClient(dsn) as client:
+        worker = Worker(client, queue=queue, lease_seconds=1, poll_interval=0.1)
+
+        @worker.agent("stall")
+        async def stall(run: Run) -> dict[str, int]:
+            ender = threading.Thread(target=end_it)
+            ender.start()
+            time.sleep(3)  # blocks the loop: no heartbeat goes out
+            ender.join()
+            return {"done": 1}
+
+        await client.start_run(channel, "stall", None, queue)
+        with caplog.at_level("INFO", logger="actae.worker"):
+            done = (await _with_worker(worker, lambda: _until(client, [channel], FINAL)))[0]
+            await asyncio.sleep(0.5)
+    assert done.status == "cancelled" and done.error == "cancelled: operator", done
+    assert worker.stats["lease_lost"] >= 1 and worker.stats["completed"] == 0, worker.stats
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == [], warnings
