@@ -15,7 +15,7 @@ import pytest
 
 from actae import SyncActaeClient
 from actae.cli.main import main
-from tests.python.support.console_harness import Story, make_story
+from tests.python.support.console_harness import DIFF_PATHS, Story, make_story, states_to_diff
 
 
 @pytest.fixture(scope="module")
@@ -197,15 +197,9 @@ def test_diff_paths_read_unambiguously_and_indexes_in_order(
 ) -> None:
     """The key "a.b" and the key b inside a were both printed a.b; array indexes came in
     text order (arr.10 before arr.2)."""
-    a, b = (f"diff-path-{uuid.uuid4().hex[:8]}-{side}" for side in "ab")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for channel, state in ((a, '{"arr": [0, 0, 0], "a.b": 1, "a": {"b": 2}, "": 0}'),
-                               (b, '{"arr": [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],'
-                                   ' "a.b": 3, "a": {"b": 4}, "": 1}')):
-            conn.execute("select actae.transition_state(%s, 't', '{}', %s::jsonb, 0)",
-                         (channel, state))
+    a, b = states_to_diff(dsn, "diff-path")
     assert main(["diff", a, b, "--dsn", dsn]) == 0
     out = capsys.readouterr().out
     lines = [line.split(" ", 2)[1].rstrip(":") for line in out.splitlines()
              if line[:2] in ("+ ", "- ", "~ ")]
-    assert lines == ['""', "a.b", '"a.b"', "arr.2", *(f"arr.{i}" for i in range(3, 11))], out
+    assert lines == DIFF_PATHS, out

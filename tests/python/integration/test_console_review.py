@@ -25,7 +25,13 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from actae import SyncActaeClient
 from actae.cli.main import main
 from actae.console.app import TREE_NODES
-from tests.python.support.console_harness import get, reader_dsn, serve
+from tests.python.support.console_harness import (
+    DIFF_PATHS,
+    get,
+    reader_dsn,
+    serve,
+    states_to_diff,
+)
 
 BIG = "1" + "0" * 5000  # what jsonb prints for 1e5000
 
@@ -345,17 +351,11 @@ def test_the_metadata_filter_compares_numbers_as_typed(dsn: str, console: str) -
 
 def test_the_diff_page_shows_paths_unambiguously_in_numeric_order(dsn: str, console: str
                                                                    ) -> None:
-    a, b = (f"diff-page-{uuid.uuid4().hex[:8]}-{side}" for side in "ab")
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        for channel, state in ((a, '{"arr": [0, 0, 0], "a.b": 1, "a": {"b": 2}}'),
-                               (b, '{"arr": [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],'
-                                   ' "a.b": 3, "a": {"b": 4}}')):
-            conn.execute("select actae.transition_state(%s, 't', '{}', %s::jsonb, 0)",
-                         (channel, state))
+    a, b = states_to_diff(dsn, "diff-page")
     status, body = get(f"{console}/diff?a={a}&b={b}")
     assert status == 200, body[:300]
     paths = [html.unescape(p) for p in re.findall(r'<tr class="\w+"><td><code>(.*?)</code>', body)]
-    assert paths == ["a.b", '"a.b"', "arr.2", *(f"arr.{i}" for i in range(3, 11))], paths
+    assert paths == DIFF_PATHS, paths
 
 
 def test_times_are_shown_in_utc_whatever_the_session_time_zone(dsn: str, reader: str) -> None:

@@ -81,6 +81,15 @@ def stop(proc: subprocess.Popen[str], sig: int = signal.SIGTERM) -> dict[str, An
     return last
 
 
+def _scenario(dsn: str, name: str, **settings: Any) -> tuple[str, str, dict[str, Any]]:
+    """A fresh queue and fake-provider namespace named after the scenario (the provider's
+    books created), and the workers' config: both and ``settings``."""
+    tag = uuid.uuid4().hex[:10]
+    queue, namespace = f"{name}-{tag}", f"{name}-{tag}/"
+    FakeProvider(dsn, namespace=namespace)
+    return queue, namespace, {"dsn": dsn, "queue": queue, "namespace": namespace, **settings}
+
+
 def retrying(dsn: str, call: Callable[[SyncActaeClient], Any], tries: int = 100) -> Any:
     """One client call, retried across a database restart."""
     for attempt in range(tries):
@@ -105,11 +114,8 @@ def survive(dsn: str, *, runs: int, workers: int = 3, kill_every: tuple[float, f
     stops and the survivors must finish every run. Returns the audited figures."""
     rng = random.Random(seed)
     started = time.monotonic()
-    tag = uuid.uuid4().hex[:10]
-    queue, namespace = f"survive-{tag}", f"survive-{tag}/"
-    FakeProvider(dsn, namespace=namespace)
-    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 2, "sleep": 1,
-              "tool_seconds": 0.05, "concurrency": 16}
+    queue, namespace, config = _scenario(dsn, "survive", lease=2, sleep=1, tool_seconds=0.05,
+                                         concurrency=16)
     figures = RunFigures(runs=runs, workers=workers)
     procs = [spawn({**config, "name": f"w{i}"}) for i in range(workers)]
     approver = spawn(config, "approve")
@@ -231,11 +237,8 @@ def stall(dsn: str, stop_seconds: float = 5.0) -> StallFigures:
     worker B takes the run over and finishes it; A is resumed with SIGCONT and tries to
     finish too. The fences decide: A's writes are LeaseLost, B's result stands."""
     started = time.monotonic()
-    tag = uuid.uuid4().hex[:10]
-    queue, namespace, channel = f"stall-{tag}", f"stall-{tag}/", f"stall-{tag}-run"
-    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 2,
-              "tool_seconds": 3.0, "grace": 10.0}
-    FakeProvider(dsn, namespace=namespace)
+    queue, namespace, config = _scenario(dsn, "stall", lease=2, tool_seconds=3.0, grace=10.0)
+    channel = f"{queue}-run"
     a = spawn({**config, "name": "A"})
     retrying(dsn, lambda c: c.start_run(channel, "slow", {"order": 1}, queue))
     _wait_status(dsn, channel, ("running",))
@@ -262,10 +265,8 @@ def stall_between_steps(dsn: str) -> tuple[Any, Any, int, dict[str, Any]]:
     cancelled. A is resumed with SIGCONT and reaches its next step, a refund, after the run
     ended. Returns the run, the refund's execution (None: never claimed), the provider's
     effects and A's stats."""
-    tag = uuid.uuid4().hex[:10]
-    queue, namespace, channel = f"between-{tag}", f"between-{tag}/", f"between-{tag}-run"
-    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 1, "think": 1.5}
-    FakeProvider(dsn, namespace=namespace)
+    queue, namespace, config = _scenario(dsn, "between", lease=1, think=1.5)
+    channel = f"{queue}-run"
     a = spawn({**config, "name": "A"})
     retrying(dsn, lambda c: c.start_run(channel, "between", {"order": 1}, queue))
     deadline = time.monotonic() + 60
@@ -295,10 +296,8 @@ def stall_between_steps(dsn: str) -> tuple[Any, Any, int, dict[str, Any]]:
 def approval_while_no_worker(dsn: str) -> Any:
     """A run waits for approval; its worker stops (SIGTERM); a person approves with the CLI
     (`actae event send`, a separate process); a new worker starts and finishes the run."""
-    tag = uuid.uuid4().hex[:10]
-    queue, namespace, channel = f"approve-{tag}", f"approve-{tag}/", f"approve-{tag}-run"
-    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 2, "sleep": 0}
-    FakeProvider(dsn, namespace=namespace)
+    queue, namespace, config = _scenario(dsn, "approve", lease=2, sleep=0)
+    channel = f"{queue}-run"
     first = spawn({**config, "name": "first"})
     retrying(dsn, lambda c: c.start_run(channel, "five", {"order": 7}, queue))
     _wait_status(dsn, channel, ("waiting",))
@@ -317,11 +316,8 @@ def approval_while_no_worker(dsn: str) -> Any:
 
 def timed_out_wait(dsn: str) -> Any:
     """A wait with a 1 s timeout and no approval resumes through the timeout branch."""
-    tag = uuid.uuid4().hex[:10]
-    queue, namespace, channel = f"timeout-{tag}", f"timeout-{tag}/", f"timeout-{tag}-run"
-    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 2, "sleep": 0,
-              "wait_timeout": 1}
-    FakeProvider(dsn, namespace=namespace)
+    queue, _, config = _scenario(dsn, "timeout", lease=2, sleep=0, wait_timeout=1)
+    channel = f"{queue}-run"
     worker = spawn({**config, "name": "w"})
     try:
         retrying(dsn, lambda c: c.start_run(channel, "five", {"order": 3}, queue))
@@ -332,14 +328,11 @@ def timed_out_wait(dsn: str) -> Any:
 
 def cancel_each(dsn: str) -> dict[str, Any]:
     """Cancel a sleeping, a waiting and a running run with `actae run cancel`; each ends."""
-    tag = uuid.uuid4().hex[:10]
-    queue, namespace = f"cancel-{tag}", f"cancel-{tag}/"
-    config = {"dsn": dsn, "queue": queue, "namespace": namespace, "lease": 2, "sleep": 600,
-              "tool_seconds": 600.0, "grace": 1.0}
+    queue, _, config = _scenario(dsn, "cancel", lease=2, sleep=600, tool_seconds=600.0,
+                                 grace=1.0)
     fast = {**config, "tool_seconds": 0.01}
-    FakeProvider(dsn, namespace=namespace)
-    channels = {"sleeping": f"cancel-{tag}-sleep", "waiting": f"cancel-{tag}-wait",
-                "running": f"cancel-{tag}-run"}
+    channels = {"sleeping": f"{queue}-sleep", "waiting": f"{queue}-wait",
+                "running": f"{queue}-run"}
     sleeper = spawn({**fast, "name": "sleeper"})
     retrying(dsn, lambda c: c.start_run(channels["sleeping"], "five", {"order": 1}, queue))
     _wait_status(dsn, channels["sleeping"], ("sleeping",))

@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
@@ -50,6 +51,23 @@ def reader_dsn(dsn: str) -> str:
     params = conninfo_to_dict(dsn)
     params.update(user=READER, password=READER_PASSWORD)
     return make_conninfo(**params)  # type: ignore[arg-type]
+
+
+def states_to_diff(dsn: str, prefix: str) -> tuple[str, str]:
+    """Two new channels whose states differ where paths read alike: the key "a.b" and the
+    key b inside a, the empty key, and an array whose indexes pass 9. Their changes, in
+    order, read: "", a.b, "a.b", arr.2 .. arr.10 (DIFF_PATHS)."""
+    a, b = (f"{prefix}-{uuid.uuid4().hex[:8]}-{side}" for side in "ab")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for channel, state in ((a, '{"arr": [0, 0, 0], "a.b": 1, "a": {"b": 2}, "": 0}'),
+                               (b, '{"arr": [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],'
+                                   ' "a.b": 3, "a": {"b": 4}, "": 1}')):
+            conn.execute("select actae.transition_state(%s, 't', '{}', %s::jsonb, 0)",
+                         (channel, state))
+    return a, b
+
+
+DIFF_PATHS = ['""', "a.b", '"a.b"', "arr.2", *(f"arr.{i}" for i in range(3, 11))]
 
 
 def free_port() -> int:
