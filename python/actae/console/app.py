@@ -59,8 +59,8 @@ TRAIL_RESULTS = 200
 JSON_CHARS = 20_000
 MAX_STREAMS = 8
 #: how long a page may wait for the database (a free connection, then its reads) before
-#: the console answers 503; a read cut off is cancelled in the server (psycopg waits up to
-#: 10 s more for that, then drops the connection)
+#: the console answers 503; a read cut off is cancelled in the server first (psycopg gives
+#: that up to 5 s when the server does not answer, then drops the connection)
 REQUEST_SECONDS = 15.0
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 #: the line breaks of the SSE format; str.splitlines() also breaks at U+2028, U+0085, ...
@@ -300,12 +300,29 @@ async def _prepended(first: str, rest: AsyncGenerator[str, None]) -> AsyncIterat
         await rest.aclose()
 
 
-def bounded(handler: Handler, seconds: float, pool: AsyncConnectionPool) -> Handler:
+class PoolChecker:
+    """pool.check() (every idle connection tried, the broken ones replaced), one at a time,
+    in a task of its own: a caller cancelled while it waits (its request's time is up)
+    leaves it running. pool.check() takes a cancellation for a broken connection and goes
+    on to the next, so cancelling it would not stop it, and the caller would wait on."""
+
+    def __init__(self, pool: AsyncConnectionPool) -> None:
+        self.pool = pool
+        self.task: asyncio.Task[None] | None = None
+
+    async def __call__(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self.pool.check())
+        await asyncio.shield(self.task)
+
+
+def bounded(handler: Handler, seconds: float, check: Callable[[], Awaitable[None]]
+            ) -> Handler:
     """``handler`` within ``seconds``: a database that does not answer (stopped, a lock
     held) gets a 503 page, not a request that hangs. A page whose connection failed (the
     server restarted, a backend was terminated: every pooled connection may be dead) is
-    read once more after ``pool.check()`` has replaced the broken ones; the console only
-    reads, so reading again is safe."""
+    read once more after ``check()`` has replaced the broken ones; the console only reads,
+    so reading again is safe."""
 
     @functools.wraps(handler)
     async def run(request: Request) -> Response:
@@ -318,7 +335,7 @@ def bounded(handler: Handler, seconds: float, pool: AsyncConnectionPool) -> Hand
                         raise
                     log.info("%s: %s; checking the pool's connections", request.url.path,
                              exc)
-                    await pool.check()
+                    await check()
                     return await handler(request)
         except TimeoutError:
             log.warning("%s: the database did not answer within %g s", request.url.path,
@@ -346,6 +363,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     # waiting for one (the pool's own wait a little shorter, so its error is the one shown).
     client = ConsoleClient(dsn, max_size=MAX_STREAMS + 4, timeout=request_seconds * 0.9)
     streams = 0  # live views open
+    check = PoolChecker(client.pool)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None, None]:
@@ -476,11 +494,11 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
         return unavailable(f"the database is unreachable or failed ({type(exc).__name__})")
 
     routes = [
-        Route("/", bounded(index, request_seconds, client.pool)),
-        Route("/channel", bounded(channel, request_seconds, client.pool)),
-        Route("/channel/state", bounded(state_at, request_seconds, client.pool)),
-        Route("/channel/stream", bounded(stream, request_seconds, client.pool)),
-        Route("/diff", bounded(diff, request_seconds, client.pool)),
+        Route("/", bounded(index, request_seconds, check)),
+        Route("/channel", bounded(channel, request_seconds, check)),
+        Route("/channel/state", bounded(state_at, request_seconds, check)),
+        Route("/channel/stream", bounded(stream, request_seconds, check)),
+        Route("/diff", bounded(diff, request_seconds, check)),
     ]
     return Starlette(
         routes=routes, lifespan=lifespan,

@@ -130,3 +130,4 @@ def test_live_views_beyond_the_limit_are_refused_when_requested_together(dsn: st
                 if exc.code != 503 or time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
+
