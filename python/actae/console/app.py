@@ -359,8 +359,9 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     the loopback names and `allowed_hosts`), others get 400, so a page on another site cannot
     read it through DNS rebinding. A page waits at most `request_seconds` for the
     database, then answers 503, as it does when the database fails."""
-    # Numbers read exactly; a connection checked before each use; REQUEST_SECONDS at most
-    # waiting for one (the pool's own wait a little shorter, so its error is the one shown).
+    # Numbers read exactly; request_seconds at most waiting for a connection (the pool's own
+    # wait a little shorter, so its error is the one shown); connections checked after one
+    # failed (bounded).
     client = ConsoleClient(dsn, max_size=MAX_STREAMS + 4, timeout=request_seconds * 0.9)
     streams = 0  # live views open
     check = PoolChecker(client.pool)
@@ -376,6 +377,8 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                 )
             yield
         finally:
+            if check.task is not None:
+                check.task.cancel()  # a check still waiting on a connection that is gone
             await client.close()
 
     async def index(request: Request) -> Response:
