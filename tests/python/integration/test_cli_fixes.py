@@ -15,6 +15,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from actae.cli.main import main
+
 ACTAE = Path(sys.executable).parent / "actae"
 UNREACHABLE = "host=/nonexistent-actae-socket port=1 connect_timeout=2"
 
@@ -24,6 +26,18 @@ def run(dsn: str, *args: str | bytes, cwd: Path | None = None
     return subprocess.run([os.fsencode(str(ACTAE)), *(os.fsencode(a) for a in args)],
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "ACTAE_DSN": dsn}, cwd=cwd)
+
+
+def in_process(capsys: pytest.CaptureFixture[str], *args: str
+               ) -> subprocess.CompletedProcess[str]:
+    """actae.cli.main.main(args) in this process, as run() reports a process: status (an
+    argparse refusal's exit status too), stdout and stderr."""
+    try:
+        status = main(list(args))
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(list(args), status, captured.out, captured.err)
 
 
 def one_line(done: subprocess.CompletedProcess[str], code: int) -> str:
@@ -173,15 +187,22 @@ def test_run_command_errors_without_sqlstate_have_no_none_suffix(dsn: str) -> No
     assert not line.endswith("(None)")
 
 
-def test_negative_counts_are_refused(dsn: str) -> None:
+def test_negative_counts_are_refused(dsn: str, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """--max-batches and --events take 0 or more (0: until done / no events); a negative one is
     argparse's one line naming the option, status 2 (it was accepted and did nothing)."""
+    monkeypatch.setenv("ACTAE_DSN", dsn)
+
+    def here(*args: str) -> subprocess.CompletedProcess[str]:
+        """The command run in this process (the entry point's own runs are above)."""
+        return in_process(capsys, *args)
+
     channel = f"cf-neg-{uuid.uuid4().hex[:8]}"
     for i in range(3):
-        assert run(dsn, "event", "send", channel, f"ev{i}").returncode == 0
-    line = usage_error(run(dsn, "purge", "--older-than", "30 days", "--max-batches", "-1"))
+        assert here("event", "send", channel, f"ev{i}").returncode == 0
+    line = usage_error(here("purge", "--older-than", "30 days", "--max-batches", "-1"))
     assert line == "actae purge: error: argument --max-batches: must be 0 or more, got -1"
-    line = usage_error(run(dsn, "channel", "show", channel, "--events", "-2"))
+    line = usage_error(here("channel", "show", channel, "--events", "-2"))
     assert line == "actae channel show: error: argument --events: must be 0 to 100000, got -2"
     # Past the server's own limits: the option is named, not the function's argument.
     for args, option, value in (
@@ -191,29 +212,29 @@ def test_negative_counts_are_refused(dsn: str) -> None:
         (("purge", "--older-than", "1 day", "--batch-size", "0"), "--batch-size", "0"),
         (("runs", "--limit", "200000"), "--limit", "200000"),
     ):
-        line = usage_error(run(dsn, *args))
+        line = usage_error(here(*args))
         assert line.endswith(f"argument {option}: must be {0 if option == '--events' else 1}"
                              f" to 100000, got {value}"), line
     # The console's reads take at most 10000 rows.
     for args in (("timeline", channel, "--limit", "0"), ("forks", channel, "--limit", "-1"),
                  ("diff", channel, channel, "--limit", "10001")):
-        line = usage_error(run(dsn, *args))
+        line = usage_error(here(*args))
         assert line.endswith(f"argument --limit: must be 1 to 10000, got {args[-1]}"), line
-    line = usage_error(run(dsn, "channel", "show", channel, "--events", "two"))
+    line = usage_error(here("channel", "show", channel, "--events", "two"))
     assert line.endswith("argument --events: invalid int value: 'two'"), line
     # 0 keeps its meaning: no events; purge until done (nothing is 1000 years old)
-    none = run(dsn, "channel", "show", channel, "--events", "0")
+    none = here("channel", "show", channel, "--events", "0")
     assert none.returncode == 0, none.stderr
     assert "LAST EVENTS (0 of 3)" in none.stdout
     assert none.stdout.split("LAST EVENTS (0 of 3)")[1].split()[0] == "(none)"
-    two = run(dsn, "channel", "show", channel, "--events", "2", "--json")
+    two = here("channel", "show", channel, "--events", "2", "--json")
     assert two.returncode == 0, two.stderr
     assert [e["event_type"] for e in json.loads(two.stdout)["events"]] == ["ev1", "ev2"]
-    done = run(dsn, "purge", "--older-than", "1000 years", "--max-batches", "0")
+    done = here("purge", "--older-than", "1000 years", "--max-batches", "0")
     assert done.returncode == 0, done.stderr
     assert "more is left" not in done.stdout
-    assert "0: none" in run(dsn, "channel", "show", "--help").stdout
-    assert "0: until done" in run(dsn, "purge", "--help").stdout
+    assert "0: none" in here("channel", "show", "--help").stdout
+    assert "0: until done" in here("purge", "--help").stdout
 
 
 def test_worker_target_that_is_not_a_worker_factory_is_one_line(
