@@ -31,7 +31,7 @@ def test_dead_connections_are_not_served_and_a_down_database_is_a_503() -> None:
             client.create_channel("outage-1")
         reader = reader_dsn(server.dsn)
         page = "/channel?id=outage-1"
-        with serve(reader, request_seconds=5) as url:
+        with serve(reader, request_seconds=2) as url:
             def warm() -> None:  # several connections in the pool
                 with ThreadPoolExecutor(8) as pool:
                     statuses = list(pool.map(get, [url + page] * 16))

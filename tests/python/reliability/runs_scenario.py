@@ -232,7 +232,7 @@ class StallFigures:
     seconds: float
 
 
-def stall(dsn: str, stop_seconds: float = 5.0) -> StallFigures:
+def stall(dsn: str, stop_seconds: float = 3.0) -> StallFigures:
     """Worker A claims a run whose tool takes 3 s and is SIGSTOPped past its 2 s lease;
     worker B takes the run over and finishes it; A is resumed with SIGCONT and tries to
     finish too. The fences decide: A's writes are LeaseLost, B's result stands."""
