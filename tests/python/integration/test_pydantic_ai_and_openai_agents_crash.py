@@ -17,6 +17,9 @@ from typing import Any
 import psycopg
 import pytest
 
+# Processes and timing, the same on any server: make test runs it in its second pass only.
+pytestmark = pytest.mark.second
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "python" / "examples"
 # The examples' shared driver helpers, loaded from their file (the examples import it as a
 # sibling module when run as scripts).

@@ -26,6 +26,9 @@ import pytest
 import actae.worker
 from actae import ActaeClient, ConnectionFailed, Run, SyncActaeClient, Worker
 
+# Processes and timing, the same on any server: make test runs it in its second pass only.
+pytestmark = pytest.mark.second
+
 
 @pytest.mark.parametrize(("kwargs", "argument"), [
     ({"concurrency": 0}, "concurrency"),
