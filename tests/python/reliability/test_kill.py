@@ -10,6 +10,9 @@ import pytest
 
 from .crashes import STRATEGIES, Scenario, check, run_scenario
 
+# Processes and timing, the same on any server: make test runs it in its second pass only.
+pytestmark = pytest.mark.second
+
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_every_workflow_finishes_exactly_once_despite_sigkill(

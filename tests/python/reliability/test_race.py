@@ -6,6 +6,9 @@ import pytest
 
 from .racing import run_race
 
+# Processes and timing, the same on any server: make test runs it in its second pass only.
+pytestmark = pytest.mark.second
+
 
 @pytest.mark.parametrize("mode", ["connections", "processes"])
 def test_exactly_one_owner_per_lease_epoch(
