@@ -12,6 +12,8 @@ import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic import BaseModel
+
 from actae.cli.base import (
     MAX_AFTER_CLOCK,
     MAX_CONSOLE_ROWS,
@@ -53,12 +55,18 @@ def _timeline_line(r: TimelineEntry) -> tuple[Any, ...]:
 TIMELINE_HEADERS = ("clock", "cursor", "kind", "at", "name", "details")
 
 
+def _exact(model: BaseModel, **values: Any) -> dict[str, Any]:
+    """``model`` as to_json writes it, with ``values`` (its JSON values) as read: for
+    json_text, which writes a Decimal (a number read exactly) as the JSON number it is,
+    where to_json would write a string."""
+    row: dict[str, Any] = model.model_dump(mode="json", by_alias=True)
+    row.update(values)
+    return row
+
+
 def _row_json(r: TimelineEntry) -> str:
-    """A row as to_json writes it, except that a Decimal in its JSON values (an integer
-    beyond Python's int limit, as the driver reads it) stays a JSON number."""
-    row: dict[str, Any] = r.model_dump(mode="json", by_alias=True)
-    row.update(payload=r.payload, params=r.params, result=r.result)
-    return json_text(row, ensure_ascii=True)
+    return json_text(_exact(r, payload=r.payload, params=r.params, result=r.result),
+                     ensure_ascii=True)
 
 
 def _print_timeline(rows: Iterable[TimelineEntry], as_json: bool, headers: bool) -> None:
@@ -125,14 +133,7 @@ def _run_forks(args: argparse.Namespace) -> int:
     with SyncConsoleClient(dsn_from(args), max_size=1) as client:
         nodes = client.fork_tree(args.channel_id, args.limit)
     if args.json:
-        # As to_json writes them, but each metadata as read: a Decimal (a number with a
-        # fraction, read exactly) stays a JSON number.
-        rows: list[dict[str, Any]] = []
-        for n in nodes:
-            row: dict[str, Any] = n.model_dump(mode="json", by_alias=True)
-            row.update(metadata=n.metadata)
-            rows.append(row)
-        print(json_text(rows, ensure_ascii=True))
+        print(json_text([_exact(n, metadata=n.metadata) for n in nodes], ensure_ascii=True))
         return 0
     for n in nodes:
         marks = [f"@{n.fork_cursor}" if n.fork_cursor is not None else "root",
@@ -189,12 +190,8 @@ def _run_diff(args: argparse.Namespace) -> int:
     with SyncConsoleClient(dsn_from(args), max_size=1) as client:
         d = client.diff_states(args.channel_a, args.channel_b, args.limit)
     if args.json:
-        # As to_json writes it, but the changed values as they are: a Decimal (a number with
-        # a fraction, read exactly) stays a JSON number.
-        data: dict[str, Any] = d.model_dump(mode="json", by_alias=True)
-        for out, change in zip(data["changes"], d.changes, strict=True):
-            out.update(a=change.a, b=change.b)
-        print(json_text(data, ensure_ascii=True))
+        changes = [_exact(c, a=c.a, b=c.b) for c in d.changes]
+        print(json_text(_exact(d, changes=changes), ensure_ascii=True))
     else:
         _print_diff(d)
     return 0
