@@ -263,13 +263,16 @@ class ActaeClient:
         _check_target(dsn, pool, AsyncConnectionPool)
         self._owns_pool = pool is None
         self._dsn = dsn or ""
-        self.pool = pool or AsyncParkingPool(
-            self._dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False
-        )
+        self.pool = pool or self._own_pool(min_size, max_size)
         # The claims / completions of concurrent plans, sent as batches.
         self._coalescer = Coalescer(self._run)
         #: leases being given back (_give_back): held, since the loop keeps tasks weakly
         self._giving_back: set[asyncio.Task[None]] = set()
+
+    def _own_pool(self, min_size: int, max_size: int) -> AsyncConnectionPool:
+        """The pool a client given a DSN opens for itself (opened and closed with it)."""
+        return AsyncParkingPool(self._dsn, min_size=min_size, max_size=max_size,
+                                kwargs=pool_kwargs(), open=False)
 
     async def open(self) -> None:
         """Open the pool; an unreachable database raises ConnectionFailed within seconds."""

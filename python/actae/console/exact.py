@@ -50,13 +50,14 @@ class ConsoleClient(ActaeClient):
 
     def __init__(self, dsn: str, *, max_size: int = 10, min_size: int = 1,
                  timeout: float = 30.0) -> None:
+        self._timeout = timeout  # how long a request waits for a free connection
+        super().__init__(dsn, max_size=max_size, min_size=min_size)
+
+    def _own_pool(self, min_size: int, max_size: int) -> AsyncConnectionPool:
         # A plain pool (no connection parked beside it: pool.check() sees every idle one,
-        # which the console runs after a connection failed). ``timeout``: how long a
-        # request waits for a free connection.
-        super().__init__(pool=AsyncConnectionPool(
-            dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False,
-            timeout=timeout))
-        self._owns_pool, self._dsn = True, dsn  # opened (probed first) and closed with us
+        # which the console runs after a connection failed).
+        return AsyncConnectionPool(self._dsn, min_size=min_size, max_size=max_size,
+                                   kwargs=pool_kwargs(), open=False, timeout=self._timeout)
 
     @staticmethod
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:
