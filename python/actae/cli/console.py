@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -101,14 +102,23 @@ def _run_timeline(args: argparse.Namespace) -> int:
 
 
 async def _follow(dsn: str, args: argparse.Namespace) -> int:
-    from actae.console.live import follow_timeline
+    from actae.console.live import Recreated, follow_timeline
 
-    first = True
+    first = True  # headers before the next rows printed
     async with ConsoleClient(dsn, max_size=1) as client:
         async for batch in follow_timeline(client, args.channel_id, args.after,
                                            max_rows=args.limit):
+            if isinstance(batch, Recreated):
+                # The rows above were the old channel's; the new one's follow from its
+                # start (clocks begin again at 1). Said on stderr: stdout stays rows only.
+                print(printable(f"actae timeline: channel {batch.channel_id} was purged and"
+                                " created again; its rows follow from its start"),
+                      file=sys.stderr, flush=True)
+                first = True
+                continue
             _print_timeline(batch, args.json, first)  # no row comes twice
-            first = False
+            first = first and not batch
+            sys.stdout.flush()  # a pipe (| jq) gets each batch as it comes, not at exit
     return 0
 
 

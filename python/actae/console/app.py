@@ -24,7 +24,7 @@ from collections.abc import (
     Iterable,
     Mapping,
 )
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -44,7 +44,7 @@ from actae import calls
 from actae.console import tree
 from actae.console.exact import ConsoleClient, exact_loads
 from actae.console.jsontext import json_text, path_text
-from actae.console.live import follow_timeline
+from actae.console.live import Recreated, follow_timeline
 from actae.console.models import TimelineEntry
 from actae.errors import ActaeError, InvalidInput, NotFound
 
@@ -180,6 +180,18 @@ def _after(params: Mapping[str, str]) -> int | None:
     if after is not None and not 0 <= after <= MAX_AFTER:
         raise InvalidInput(f"after must be between 0 and {MAX_AFTER}")
     return after
+
+
+# A live stream's message when the channel its page shows is no longer there: purged, and
+# maybe created again under its id. The page loads again (channel.html): the new channel
+# from its start, or the page saying there is no such channel.
+GONE = "event: gone\ndata: \n\n"
+
+
+def _created(at: datetime) -> int:
+    """A channel's created_at in whole microseconds since 1970: which channel of an id a
+    page shows (one created again under a purged one's id has another)."""
+    return (at - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 
 def _required(params: Mapping[str, str], name: str) -> str:
@@ -430,7 +442,8 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
             "channel.html", channel=info, summary=summary, rows=rows,
             rows_html=timeline_rows_html(rows, channel_id), after=after,
             next_url=query("/channel", id=channel_id, after=rows[-1].clock) if next_page else None,
-            live_url=query("/channel/stream", id=channel_id, after=live_after) if live else None,
+            live_url=query("/channel/stream", id=channel_id, after=live_after,
+                           created=_created(info.created_at)) if live else None,
             ledger=ledger, ledger_full=len(ledger) == LEDGER_ROWS,
             tree=tree.layout(nodes), nodes=nodes, tree_full=len(nodes) == TREE_NODES,
             box_w=tree.BOX_W, box_h=tree.BOX_H,
@@ -457,20 +470,33 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
         p = request.query_params
         channel_id = _required(p, "id")
         after = _after(p)
-        await client.get_channel(channel_id)
+        info = await client.get_channel(channel_id)
+        # The page's channel (its created_at, as the page sent it) is not this one: it was
+        # purged and created again since the page was read (a stream opened again later).
+        created = _int(p, "created")
+        stale = created is not None and created != _created(info.created_at)
 
         async def events() -> AsyncGenerator[str, None]:
             nonlocal streams
             streams += 1
             try:
                 yield "retry: 2000\n\n"
+                if stale:
+                    yield GONE
+                    return
                 # One message per read of at most TIMELINE_ROWS rows: without `after` the
                 # first holds what /channel shows (its first page), a backlog comes in
                 # messages of the same size.
-                async for batch in follow_timeline(client, channel_id, after,
-                                                   max_rows=TIMELINE_ROWS):
-                    html = timeline_rows_html(batch, channel_id)
-                    yield f"event: rows\n{sse_data(html)}\n"
+                async with contextlib.aclosing(follow_timeline(
+                        client, channel_id, after, max_rows=TIMELINE_ROWS)) as batches:
+                    async for batch in batches:
+                        if isinstance(batch, Recreated):
+                            yield GONE
+                            return
+                        html = timeline_rows_html(batch, channel_id)
+                        yield f"event: rows\n{sse_data(html)}\n"
+            except NotFound:  # purged, not created again (yet)
+                yield GONE
             finally:
                 streams -= 1
 

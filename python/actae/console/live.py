@@ -23,7 +23,8 @@ import bisect
 import contextlib
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from psycopg import sql
@@ -33,9 +34,18 @@ from actae.client import ActaeClient
 from actae.console.models import TimelineEntry
 
 
-class _Recreated(Exception):
-    """A read found the channel's topic changed: it was purged and created again under its
-    id (a new channel has a new topic)."""
+@dataclass(frozen=True)
+class Recreated:
+    """Yielded by follow_timeline when the channel was purged and created again under its id:
+    the rows yielded before it were the old channel's; the batches after it are the new
+    channel's, from its start (a page or a terminal showing the old rows clears them)."""
+
+    channel_id: str
+
+
+class _TopicChanged(Exception):
+    """A read found the channel's topic changed: it was purged, and maybe created again
+    under its id (a new channel has a new topic; one no longer there answers a decoy)."""
 
 
 # A page and the channel's topic as of that page (calls.with_topic; a channel no longer
@@ -106,7 +116,7 @@ async def follow_timeline(
     register_seconds: int = 60,
     max_rows: int = PAGE_ROWS,
     settle_seconds: float = SETTLE_SECONDS,
-) -> AsyncIterator[list[TimelineEntry]]:
+) -> AsyncGenerator[list[TimelineEntry] | Recreated, None]:
     """Yield batches of timeline rows after after_clock: what is there now, then what each
     read brings (see the module docstring). Each batch holds at most max_rows new rows (more
     only when one clock alone has more points, as actae.timeline returns a clock whole); a
@@ -114,9 +124,10 @@ async def follow_timeline(
     twice (TimelineEntry.key): each read goes back over the last clock yielded (a settling
     read further) and drops the rows already yielded there, wherever their clock has moved
     since. When the channel is purged and created again under its id (a renewal, or a read,
-    which reads the channel's topic with its page, finds another topic), the reader listens
-    to the new channel and follows it from its start. Holds one pooled connection while
-    iterating."""
+    which reads the channel's topic with its page, finds another topic), the reader yields
+    Recreated, listens to the new channel and follows it from its start; a channel purged
+    and not created again ends the iteration with NotFound. Holds one pooled connection
+    while iterating."""
     async with client.pool.connection() as conn:
         if not conn.autocommit:
             await conn.set_autocommit(True)
@@ -139,8 +150,8 @@ async def follow_timeline(
                 now_topic, page = await client.run(calls.Call(_READ, {
                     "channel_id": channel_id, "after_clock": cursor, "max_rows": limit,
                 }, _page, conn))
-                if page and now_topic != topic:
-                    raise _Recreated
+                if now_topic != topic:
+                    raise _TopicChanged
                 new: list[TimelineEntry] = []
                 for row in page:
                     if row.key in seen:
@@ -186,7 +197,7 @@ async def follow_timeline(
                             floor, due_floor)
                     try:
                         fresh, stopped = await read(floor)
-                    except _Recreated:
+                    except _TopicChanged:
                         registered = await register()
                         renew_at = now + register_seconds / 3
                         recreated = True
@@ -197,6 +208,7 @@ async def follow_timeline(
                         topic = registered
                     after_clock, last_clock, seen = None, None, _Seen()
                     settles.clear()
+                    yield Recreated(channel_id)
                     continue
                 if stopped is not None and last_clock is not None and stopped < last_clock:
                     settles.appendleft((now, stopped + 1))  # the rest of a settling read

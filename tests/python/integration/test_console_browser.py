@@ -20,6 +20,7 @@ import pytest
 
 from actae import SyncActaeClient
 from tests.python.support.console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
+from tests.python.support.databases import fresh_database
 
 
 @pytest.fixture(scope="module")
@@ -200,3 +201,58 @@ def test_the_demo_crash_story_and_its_fork(
         .filter(tr => tr.innerText.includes('(from ')).length""")
     assert inherited > 0, "the fork's inherited prefix is shown as coming from its parent"
     browser.screenshot(shots / "demo-fork.png")
+
+
+def test_a_page_whose_channel_is_purged_and_created_again_loads_the_new_one(
+    dsn: str, browser: Browser
+) -> None:
+    """The live view of a channel that is purged and created again under its id: the page
+    loads again and shows the new channel only (it kept the old channel's rows and added
+    the new one's)."""
+    with fresh_database(dsn) as scratch, serve(reader_dsn(scratch)) as console:
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            for event_type in ("old_one", "old_two"):
+                conn.execute("select actae.record_event('reborn', %s, '{}')", (event_type,))
+            browser.load(page(console, "/channel", id="reborn", after=0))
+            browser.wait_for(
+                "document.getElementById('live-status').innerText.startsWith('Live: new')")
+            browser.js("window.__same_page = true")
+            with conn.transaction():  # no read sees it purged and not created again
+                conn.execute("select actae.close_channel('reborn')")
+                conn.execute("select actae.purge('0 seconds')")
+                conn.execute("select actae.record_event('reborn', 'new_one', '{}')")
+        browser.wait_for("window.__same_page === undefined && document.readyState === 'complete'"
+                         " && document.getElementById('timeline-rows') !== null")
+        href = browser.js("window.location.href")
+        texts = browser.js("Array.from(document.querySelectorAll('#timeline-rows tr'),"
+                           " r => r.innerText)")
+        browser.load("about:blank")  # its live stream ends before the console stops
+    assert "after=" not in href
+    assert len(texts) == 1 and "new_one" in texts[0], texts
+
+
+def test_a_page_left_gives_its_live_view_back_and_takes_one_when_shown_again(
+    console: str, browser: Browser, dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one live view allowed: a run page left for another page, which the browser
+    keeps to come back to (the back-forward cache), held its stream, so the next run page
+    was refused its live view; now the page left closes its stream, and opens one again
+    when it is shown again."""
+    monkeypatch.setattr("actae.console.app.MAX_STREAMS", 1)
+    channel = f"bf-{uuid.uuid4().hex[:8]}"
+    live = "document.getElementById('live-status').innerText.startsWith('Live: new')"
+    with SyncActaeClient(dsn, max_size=1) as client:
+        client.record_event(channel, "first", {})
+        browser.load(page(console, "/channel", id=channel))
+        browser.wait_for(live)
+        browser.load(page(console, "/channel", id=channel, after=0))  # another run page
+        browser.wait_for(live)
+        client.record_event(channel, "second", {})
+        browser.wait_for("document.querySelector('[id^=ev-2-]') !== null")
+        browser.js("history.back()")  # the first page, as it was left
+        browser.wait_for("document.querySelector('[id^=ev-2-]') !== null"
+                         " && !window.location.search.includes('after=')")
+        browser.wait_for(live)
+        client.record_event(channel, "third", {})
+        browser.wait_for("document.querySelector('[id^=ev-3-]') !== null")
+        browser.load("about:blank")

@@ -263,3 +263,39 @@ def test_allowed_hosts_given_in_another_form_match(given: str, header: str) -> N
 def test_allowed_hosts_no_host_header_could_match_are_refused(given: str) -> None:
     with pytest.raises(ValueError, match="not a host name or address without a port"):
         allowed_host(given)
+
+
+def messages(url: str, count: int) -> list[str]:
+    """The first `count` messages of a live stream (its `retry:` line first), or fewer when
+    the stream ends."""
+    got: list[str] = []
+    with httpx.stream("GET", url, timeout=30) as response:
+        assert response.status_code == 200
+        buffer = ""
+        for chunk in response.iter_text():
+            buffer += chunk
+            *done, buffer = buffer.split("\n\n")
+            got += done
+            if len(got) >= count:
+                break
+    return got[:count]
+
+
+def test_a_stream_opened_for_a_channel_since_purged_says_it_is_gone(dsn: str, app: str) -> None:
+    """The run page's stream names the channel it shows by its created_at: a stream opened
+    again (a reconnect, the page shown again) after the channel was purged and created
+    again under its id says `gone` (the page loads again) instead of adding the new
+    channel's rows to the old one's."""
+    channel = f"cf-gone-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, 'e', '{}')", (channel,))
+    html = httpx.get(f"{app}/channel", params={"id": channel}, timeout=30).text
+    found = re.search(r'data-url="([^"]+)"', html)
+    assert found is not None
+    live = found.group(1).replace("&amp;", "&")
+    assert "created=" in live
+    assert messages(app + live, 2)[1].startswith("event: rows\n")
+    other = re.sub(r"created=(\d+)", lambda m: f"created={int(m.group(1)) - 1}", live)
+    assert messages(app + other, 3) == ["retry: 2000", "event: gone\ndata: "]
+    bad = httpx.get(app + re.sub(r"created=\d+", "created=x", live), timeout=30)
+    assert bad.status_code == 400 and "created must be a whole number" in bad.text

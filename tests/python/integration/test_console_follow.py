@@ -6,14 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import select
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
+from typing import IO
 
 import psycopg
 import pytest
 
 from actae import ActaeClient
-from actae.console.live import follow_timeline
+from actae.console.live import Recreated, follow_timeline
 from actae.console.models import TimelineEntry
 from tests.python.support.databases import fresh_database
 
@@ -24,7 +30,9 @@ pytestmark = pytest.mark.once
 Rows = list[tuple[int, str, str | None]]
 
 
-def rows(batch: list[TimelineEntry]) -> Rows:
+def rows(batch: list[TimelineEntry] | Recreated) -> Rows:
+    if isinstance(batch, Recreated):
+        return [(0, "recreated", batch.channel_id)]
     return [(r.clock, r.kind, r.event_type or r.key_name) for r in batch]
 
 
@@ -32,11 +40,11 @@ class Follower:
     """follow_timeline read in a task of its own into a queue, so waiting for rows with a
     timeout never cancels the follow itself."""
 
-    def __init__(self, batches: AsyncIterator[list[TimelineEntry]]) -> None:
-        self.queue: asyncio.Queue[list[TimelineEntry]] = asyncio.Queue()
+    def __init__(self, batches: AsyncIterator[list[TimelineEntry] | Recreated]) -> None:
+        self.queue: asyncio.Queue[list[TimelineEntry] | Recreated] = asyncio.Queue()
         self.task = asyncio.ensure_future(self._read(batches))
 
-    async def _read(self, batches: AsyncIterator[list[TimelineEntry]]) -> None:
+    async def _read(self, batches: AsyncIterator[list[TimelineEntry] | Recreated]) -> None:
         async for batch in batches:
             await self.queue.put(batch)
 
@@ -118,7 +126,7 @@ def test_a_channel_purged_and_created_again_is_followed_anew(dsn: str) -> None:
             assert result.channels == 1
             await client.record_event("reused", "new", {})
             await client.record_event("reused", "new", {})
-            after = await follow.collect(2, 10)
+            after = await follow.collect(3, 10)
             after += await follow.collect(1, 1.5)  # nothing twice
             await client.record_event("reused", "new", {})
             last = await follow.collect(1, 10)
@@ -129,7 +137,8 @@ def test_a_channel_purged_and_created_again_is_followed_anew(dsn: str) -> None:
     with fresh_database(dsn) as scratch:
         first, after, last = asyncio.run(run(scratch))
     assert first == [(1, "event", "old"), (2, "event", "old"), (3, "event", "old")]
-    assert after == [(1, "event", "new"), (2, "event", "new")]
+    # the follower is told before the new channel's rows (a page clears the old ones)
+    assert after == [(0, "recreated", "reused"), (1, "event", "new"), (2, "event", "new")]
     assert last == [(3, "event", "new")]
 
 
@@ -187,3 +196,56 @@ def test_a_clock_with_more_points_than_a_batch_is_read(dsn: str) -> None:
     got = asyncio.run(run())
     assert sorted(got) == [(1, "event", "e1"), (2, "claimed", "a"), (2, "claimed", "b"),
                            (2, "claimed", "c"), (2, "event", "e2")]
+
+
+class Lines:
+    """A child's output pipe read line by line with a deadline (a line that never comes
+    fails the test instead of blocking it)."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.fd = stream.fileno()
+        self.pending = b""
+
+    def next(self, seconds: float = 15) -> str:
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.fd], [], [], max(0, deadline - time.monotonic()))
+            chunk = os.read(self.fd, 65536) if ready else b""
+            if not chunk:
+                raise AssertionError(f"no line within {seconds} s: {self.pending!r}")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode()
+
+
+def test_cli_follow_through_a_pipe_prints_each_batch_and_says_when_the_channel_is_new(
+    dsn: str,
+) -> None:
+    """`actae timeline --follow | …` without PYTHONUNBUFFERED: each batch reaches the pipe
+    when it is read (it reached it only at exit, so a reader saw nothing); when the channel
+    is purged and created again, stderr says so and the new channel's rows come under a
+    header of their own."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with fresh_database(dsn) as scratch, psycopg.connect(scratch, autocommit=True) as conn:
+        conn.execute("select actae.record_event('piped', 'old', '{}')")
+        follower = subprocess.Popen(
+            [sys.executable, "-m", "actae", "timeline", "piped", "--follow",
+             "--dsn", scratch], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        try:
+            assert follower.stdout is not None and follower.stderr is not None
+            out, err = Lines(follower.stdout), Lines(follower.stderr)
+            assert out.next().startswith("CLOCK")
+            assert " old " in out.next()
+            conn.execute("select actae.record_event('piped', 'older', '{}')")
+            assert " older " in out.next()
+            with conn.transaction():  # no read sees it purged and not created again
+                conn.execute("select actae.close_channel('piped')")
+                conn.execute("select actae.purge('0 seconds')")
+                conn.execute("select actae.record_event('piped', 'new', '{}')")
+            assert "was purged and created again" in err.next()
+            assert out.next().startswith("CLOCK")
+            line = out.next()
+            assert line.split()[0] == "1" and " new " in line
+        finally:
+            follower.terminate()
+            follower.wait(10)
