@@ -221,9 +221,8 @@ def _add_diff(sub: Subparsers) -> None:
 
 def _run_console(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
-        from actae.console.app import allowed_host, create_app
+        from actae.console.app import allowed_host
+        from actae.console.server import serve
     except ImportError as exc:
         raise CommandError(
             "the console needs its extra: pip install 'actae[console]'", code=2) from exc
@@ -240,9 +239,8 @@ def _run_console(args: argparse.Namespace) -> int:
                 "the console's database role can write to the ledger; connect as a role "
                 "granted only actae_auditor (see docs/console.md), or pass --allow-writer "
                 "for a throwaway database")
-    app = create_app(dsn_from(args), allow_writer=args.allow_writer, host=args.host,
-                     allowed_hosts=args.allowed_host)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    serve(dsn_from(args), host=args.host, port=args.port, log_level=args.log_level,
+          allow_writer=args.allow_writer, allowed_hosts=args.allowed_host)
     return 0
 
 

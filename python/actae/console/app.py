@@ -26,7 +26,7 @@ from collections.abc import (
 )
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import jinja2
@@ -362,15 +362,46 @@ def unavailable(reason: str) -> HTMLResponse:
                   message=f"{reason}; reload the page to try again.")
 
 
+T = TypeVar("T")
+
+
+async def _until_set(
+    stopping: asyncio.Event, items: AsyncGenerator[T, None]
+) -> AsyncGenerator[T, None]:
+    """The items, until `stopping` is set: then this ends at once (and closes items), also
+    while it waits for the next item."""
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        async with contextlib.aclosing(items):
+            while True:
+                step = asyncio.ensure_future(anext(items))
+                await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+                if not step.done():
+                    step.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                        await step
+                    return
+                try:
+                    item = step.result()
+                except StopAsyncIteration:
+                    return
+                yield item
+    finally:
+        stop.cancel()
+
+
 def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                allowed_hosts: Iterable[str] = (),
-               request_seconds: float = REQUEST_SECONDS) -> Starlette:
+               request_seconds: float = REQUEST_SECONDS,
+               stopping: asyncio.Event | None = None) -> Starlette:
     """The console app for the database at `dsn`. It refuses to start when the DSN's role can
     write to the ledger (unless allow_writer, for a throwaway database). It answers only
     requests whose Host header names it (served_hosts: `host`, the address it is bound to,
     the loopback names and `allowed_hosts`), others get 400, so a page on another site cannot
     read it through DNS rebinding. A page waits at most `request_seconds` for the
-    database, then answers 503, as it does when the database fails."""
+    database, then answers 503, as it does when the database fails. Once `stopping` is set
+    (the server is shutting down), live views end, so the server does not wait for them."""
+    stopping = stopping or asyncio.Event()
     # Numbers read exactly; request_seconds at most waiting for a connection (the pool's own
     # wait a little shorter, so its error is the one shown); connections checked after one
     # failed (bounded).
@@ -487,8 +518,8 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                 # One message per read of at most TIMELINE_ROWS rows: without `after` the
                 # first holds what /channel shows (its first page), a backlog comes in
                 # messages of the same size.
-                async with contextlib.aclosing(follow_timeline(
-                        client, channel_id, after, max_rows=TIMELINE_ROWS)) as batches:
+                async with contextlib.aclosing(_until_set(stopping, follow_timeline(
+                        client, channel_id, after, max_rows=TIMELINE_ROWS))) as batches:
                     async for batch in batches:
                         if isinstance(batch, Recreated):
                             yield GONE

@@ -7,9 +7,11 @@ import asyncio
 import contextlib
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import uuid
@@ -48,25 +50,30 @@ def reader(dsn: str) -> Iterator[str]:
             conn.execute(f"drop role {role}")
 
 
+def start_console(reader: str, *options: str) -> tuple[subprocess.Popen[bytes], str]:
+    """`actae console` for `reader`, answering; its process and URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [str(ACTAE), "console", "--dsn", reader, "--port", str(port), *options],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            httpx.get(url + "/", timeout=2)
+            return process, url
+        except httpx.TransportError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError("the console did not start") from None
+            time.sleep(0.1)
+
+
 @pytest.fixture(scope="module")
 def console(reader: str) -> Iterator[str]:
     """`actae console` as an operator starts it, with a proxy name allowed."""
-    port = free_port()
-    process = subprocess.Popen(
-        [str(ACTAE), "console", "--dsn", reader, "--port", str(port),
-         "--allowed-host", "console.proxy.example"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
-    url = f"http://127.0.0.1:{port}"
+    process, url = start_console(reader, "--allowed-host", "console.proxy.example")
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(url + "/", timeout=2)
-                break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the console did not start") from None
-                time.sleep(0.1)
         yield url
     finally:
         process.terminate()
@@ -299,3 +306,36 @@ def test_a_stream_opened_for_a_channel_since_purged_says_it_is_gone(dsn: str, ap
     assert messages(app + other, 3) == ["retry: 2000", "event: gone\ndata: "]
     bad = httpx.get(app + re.sub(r"created=\d+", "created=x", live), timeout=30)
     assert bad.status_code == 400 and "created must be a whole number" in bad.text
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_console_stops_on_a_signal_while_a_live_view_is_open(
+    dsn: str, reader: str, signum: int
+) -> None:
+    """A live view is a response that never ends: Ctrl-C or SIGTERM left the console
+    waiting for it (a browser tab on a run page), running until killed. Now it ends the
+    live views and stops at once, without a traceback."""
+    channel = f"cf-stop-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, 'e', '{}')", (channel,))
+    process, url = start_console(reader)
+    opened = threading.Event()
+
+    def live_view() -> None:
+        with contextlib.suppress(httpx.HTTPError), httpx.stream(
+                "GET", f"{url}/channel/stream?id={channel}", timeout=None) as response:
+            for chunk in response.iter_text():
+                if "event: rows" in chunk:
+                    opened.set()
+
+    threading.Thread(target=live_view, daemon=True).start()
+    try:
+        assert opened.wait(20)
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == (130 if signum == signal.SIGINT else -signal.SIGTERM)
+    assert b"Traceback" not in err and b"ERROR" not in err, err
