@@ -365,29 +365,45 @@ def unavailable(reason: str) -> HTMLResponse:
 T = TypeVar("T")
 
 
+_closing: set[asyncio.Future[Any]] = set()  # closings scheduled by _until_set, kept alive
+
+
 async def _until_set(
     stopping: asyncio.Event, items: AsyncGenerator[T, None]
 ) -> AsyncGenerator[T, None]:
-    """The items, until `stopping` is set: then this ends at once (and closes items), also
-    while it waits for the next item."""
+    """The items, until `stopping` is set: then this ends at once, also while it waits for
+    the next item. Items are read in a task of their own and closed in one (not in this
+    task: when the response is cancelled, a client gone, the awaits of this task's clean-up
+    are cancelled too, and the connection items holds would not go back to its pool)."""
     stop = asyncio.ensure_future(stopping.wait())
+    step: asyncio.Future[T] | None = None
     try:
-        async with contextlib.aclosing(items):
-            while True:
-                step = asyncio.ensure_future(anext(items))
-                await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
-                if not step.done():
-                    step.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                        await step
-                    return
-                try:
-                    item = step.result()
-                except StopAsyncIteration:
-                    return
-                yield item
+        while True:
+            step = asyncio.ensure_future(anext(items))
+            await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                return
+            try:
+                item = step.result()
+            except StopAsyncIteration:
+                return
+            step = None
+            yield item
     finally:
         stop.cancel()
+        if step is not None and not step.done():
+            step.cancel()  # items end in that task, as an error inside them ends them
+            closing: asyncio.Future[Any] = step
+        else:
+            closing = asyncio.ensure_future(items.aclose())
+        _closing.add(closing)
+        closing.add_done_callback(_closed)
+
+
+def _closed(task: asyncio.Future[Any]) -> None:
+    _closing.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: a stream's end is not worth a log line
 
 
 def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",

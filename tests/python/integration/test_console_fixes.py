@@ -314,7 +314,8 @@ def test_the_console_stops_on_a_signal_while_a_live_view_is_open(
 ) -> None:
     """A live view is a response that never ends: Ctrl-C or SIGTERM left the console
     waiting for it (a browser tab on a run page), running until killed. Now it ends the
-    live views and stops at once, without a traceback."""
+    live views and stops at once, without a traceback (nor one for a live view closed by
+    its browser before)."""
     channel = f"cf-stop-{uuid.uuid4().hex[:8]}"
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select actae.record_event(%s, 'e', '{}')", (channel,))
@@ -328,8 +329,11 @@ def test_the_console_stops_on_a_signal_while_a_live_view_is_open(
                 if "event: rows" in chunk:
                     opened.set()
 
-    threading.Thread(target=live_view, daemon=True).start()
     try:
+        # a live view its browser closes
+        with httpx.stream("GET", f"{url}/channel/stream?id={channel}", timeout=30) as closed:
+            next(chunk for chunk in closed.iter_text() if "event: rows" in chunk)
+        threading.Thread(target=live_view, daemon=True).start()
         assert opened.wait(20)
         process.send_signal(signum)
         _, err = process.communicate(timeout=20)
