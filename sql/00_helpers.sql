@@ -69,7 +69,8 @@ begin
         when p_argument = 'fork_depth' then 100
         -- channels of one tenant watched at once (watch_channel registrations)
         when p_argument = 'watched_channels' then 1000
-        -- quotas (set_quota): any non-negative bigint
+        -- quotas (set_quota): bigint's largest but one, as cursors (a count reaching it
+        -- is still a bigint)
         when p_argument in ('max_channels', 'max_bytes', 'max_events_per_channel')
             then 9223372036854775806
         -- levels of JSON nesting: the driver (Python's json) cannot read back ~1000

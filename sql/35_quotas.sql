@@ -17,8 +17,8 @@
 -- measured usage of the tenant is kept. Operator only (actae_operator).
 -- p_tenant is the tenant role's name (as rolname, not quoted).
 -- Raises: AC400 tenant null, empty, or not a tenant (a role granted actae_agent directly:
--- actae._tenant_role; a tenant's login is not one), or a negative limit (naming the
--- argument).
+-- actae._tenant_role; a tenant's login is not one), or a limit outside 0 ..
+-- 9223372036854775806 (bigint's largest but one, as for cursors; naming the argument).
 create or replace function actae.set_quota(
     p_tenant text,
     p_max_channels bigint default null,
