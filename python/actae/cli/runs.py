@@ -5,7 +5,7 @@
     actae run start CHANNEL AGENT [--input JSON] [--queue Q] [--at ISO-TIME] [--max-attempts N]
     actae run show CHANNEL [--json]
     actae run cancel CHANNEL --reason TEXT
-    actae event send CHANNEL EVENT_TYPE [--payload JSON] [--operation-id ID]
+    actae event send CHANNEL EVENT_TYPE [--payload JSON] [--operation-id ID] [--create]
 
 ``COMMANDS`` lists the adders (one per top-level command); the command line registers them.
 """
@@ -36,6 +36,7 @@ from actae.cli.base import (
     to_json,
 )
 from actae.client import SyncActaeClient
+from actae.errors import NotFound
 from actae.runs import RunRecord
 from actae.worker import Worker
 
@@ -263,9 +264,18 @@ def _add_run(sub: Subparsers) -> None:
 
 
 def _event_send(args: argparse.Namespace) -> int:
+    payload = _json_arg(args.payload, "--payload")
     with _client(args) as client:
-        done = client.record_event(args.channel, args.event_type,
-                                   _json_arg(args.payload, "--payload"), args.operation_id)
+        # record_event creates a channel it does not find: an approval sent to a misspelled
+        # run would be recorded where nothing waits for it, the run still waiting.
+        if not args.create:
+            try:
+                client.get_channel(args.channel)
+            except NotFound:
+                raise CommandError(
+                    f"channel {args.channel} does not exist (is the id misspelled? --create"
+                    " records the event in a new channel)") from None
+        done = client.record_event(args.channel, args.event_type, payload, args.operation_id)
     if args.json:
         print(to_json(done))
     else:
@@ -284,6 +294,8 @@ def _add_event(sub: Subparsers) -> None:
     send.add_argument("event_type")
     send.add_argument("--payload", help="the event's payload as JSON")
     send.add_argument("--operation-id", help="idempotency key: sending twice records once")
+    send.add_argument("--create", action="store_true",
+                      help="create the channel when it does not exist (refused otherwise)")
     send.set_defaults(handler=_event_send)
 
 

@@ -199,7 +199,7 @@ def test_negative_counts_are_refused(dsn: str, capsys: pytest.CaptureFixture[str
 
     channel = f"cf-neg-{uuid.uuid4().hex[:8]}"
     for i in range(3):
-        assert here("event", "send", channel, f"ev{i}").returncode == 0
+        assert here("event", "send", channel, f"ev{i}", "--create").returncode == 0
     line = usage_error(here("purge", "--older-than", "30 days", "--max-batches", "-1"))
     assert line == "actae purge: error: argument --max-batches: must be 0 or more, got -1"
     line = usage_error(here("channel", "show", channel, "--events", "-2"))

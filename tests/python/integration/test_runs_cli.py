@@ -52,6 +52,17 @@ def test_start_show_list_event_cancel(dsn: str, unique: Callable[..., str],
                  queue, "--dsn", dsn]) == 0
     assert capsys.readouterr().out == f"run {channel} replayed: cancelled\n"
     assert main(["event", "send", channel, "x", "--payload", "{bad", "--dsn", dsn]) == 2
+    capsys.readouterr()
+    # A misspelled channel is refused, nothing recorded; --create records it there.
+    typo = channel + "-typo"
+    assert main(["event", "send", typo, "approval", "--dsn", dsn]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"actae event: channel {typo} does not exist (is the id misspelled?"
+                   " --create records the event in a new channel)\n")
+    assert main(["channel", "show", typo, "--dsn", dsn]) == 1
+    capsys.readouterr()
+    assert main(["event", "send", typo, "approval", "--create", "--dsn", dsn]) == 0
+    assert capsys.readouterr().out == f"event approval recorded in {typo} at cursor 1\n"
     assert main(["runs", "--queue", queue, "--dsn", dsn]) == 0
     assert "cancelled" in capsys.readouterr().out
 
