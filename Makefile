@@ -21,7 +21,8 @@ WITH_DB := $(PY) -m actae.pg run --
 # embedded PostgreSQL 18. Tests marked `once` (wheel install, schema snapshot) run in the first
 # pass only, and so do the worker-timing scenarios of stalls and run survival (sleeps and
 # process starts, the same SQL on any version); those marked `second` (the SIGKILL and race
-# sweeps among them) run in this pass only; crash recovery (db_restart) and bad input run in both.
+# sweeps, signals to the local server's processes, connect timeouts against a server that never
+# answers) run in this pass only; crash recovery (db_restart) and bad input run in both.
 PG18_SKIP := $(addprefix --ignore=tests/python/reliability/,test_stalled.py test_runs_survive.py)
 PG18 := env -u ACTAE_DSN -u ACTAE_WITH_DB -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE \
 	ACTAE_PG_BIN=embedded

@@ -76,6 +76,9 @@ def silent_server() -> Iterator[int]:
         listener.close()
 
 
+# Client-side connect timeouts against a server that never answers (no database involved):
+# make test runs these in its PostgreSQL 18 pass only (marker `second`).
+@pytest.mark.second
 @pytest.mark.parametrize("call", ["migrate", "status"])
 def test_migrate_gives_up_on_a_server_that_never_answers(
     silent_server: int, monkeypatch: pytest.MonkeyPatch, call: str
@@ -101,6 +104,7 @@ def test_migrate_gives_up_on_a_server_that_never_answers(
     assert "timeout" in str(outcome[0])
 
 
+@pytest.mark.second  # see test_migrate_gives_up_on_a_server_that_never_answers
 def test_a_connect_timeout_in_the_dsn_is_kept(silent_server: int) -> None:
     dsn = f"host=127.0.0.1 port={silent_server} dbname=actae connect_timeout=3"
     started = time.monotonic()
@@ -166,6 +170,7 @@ def test_the_connect_timeout_is_the_users_when_they_give_one(
     assert migrations.connect_timeout(dsn) == expected
 
 
+@pytest.mark.second  # see test_migrate_gives_up_on_a_server_that_never_answers
 @pytest.mark.parametrize("command", [["status"], ["tenant", "list"]])
 def test_commands_keep_the_dsns_connect_timeout(silent_server: int,
                                                 command: list[str]) -> None:

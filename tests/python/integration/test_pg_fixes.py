@@ -58,6 +58,9 @@ def unmigrated(dsn: str) -> Iterator[str]:
         yield scratch
 
 
+# Signals and processes, the same with any server binaries: make test runs it in its
+# PostgreSQL 18 pass only (marker `second`).
+@pytest.mark.second
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
 def test_throwaway_killed_by_signal_stops_its_server_and_removes_its_folder(
         signum: signal.Signals) -> None:
@@ -105,6 +108,7 @@ def test_c(actae_dsn):
 """
 
 
+@pytest.mark.second  # see test_throwaway_killed_by_signal_...
 def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: Path) -> None:
     """The plugin's session throwaway(): SIGTERM mid-test ends the session (no later test
     runs, not recorded as a failure), the server is stopped, its folder removed, pytest
@@ -136,6 +140,7 @@ def test_sigterm_to_pytest_stops_the_session_and_its_throwaway_server(tmp_path: 
             pg.Server(folder).remove()
 
 
+@pytest.mark.second  # see test_throwaway_killed_by_signal_...
 def test_sigterm_to_pg_run_stops_the_server_it_started(tmp_path: Path) -> None:
     """`python -m actae.pg run -- CMD` that started the server: SIGTERM to it (only) is passed
     on to CMD, the server is stopped, and run dies of the signal."""
@@ -286,6 +291,7 @@ def test_fresh(actae_fresh_dsn):
 """
 
 
+@pytest.mark.second  # see test_throwaway_killed_by_signal_...
 def test_sigterm_to_pytest_on_a_given_database_drops_the_tests_databases(
     tmp_path: Path, dsn: str
 ) -> None:
