@@ -39,8 +39,8 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	test-inner schema demo demo-worker report fidelity bench bench-quick soak clean distclean
 
 help:
-	@echo "make test           deps + venv, then lint, plpgsql-check, pgtap, isolation, pytest (PG 15),"
-	@echo "                    and alongside them pytest-pg18 (the suite again on the embedded PostgreSQL 18)"
+	@echo "make test           deps + venv, then plpgsql-check, pgtap, isolation, pytest (PG 15), and"
+	@echo "                    alongside them lint and pytest-pg18 (the suite again on the embedded PostgreSQL 18)"
 	@echo "make demo           the crash-recovery story, then the fork saving"
 	@echo "make demo-worker    a run survives a killed worker; approval from the CLI"
 	@echo "make report         the fork token report (baseline vs fork at step 5)"
@@ -129,15 +129,17 @@ test: deps venv
 	ACTAE_FRESH_DB=1 $(WITH_DB) $(MAKE) --no-print-directory -k test-inner
 
 # The PostgreSQL 18 pass has a server of its own, so it runs alongside the other steps (most of
-# its time is waiting on sleeps and child processes); its output is printed after theirs.
+# its time is waiting on sleeps and child processes), after lint (which needs no database);
+# their output is printed after the others'. The database steps run one after the other on
+# the local server (pgTAP files alter ledger tables inside their transactions).
 # `trap -`: a plain `cmd &` starts with SIGINT ignored, and tests that Ctrl-C a child need it.
 test-inner:
-	@mkdir -p .actae; (trap - INT QUIT; exec $(MAKE) --no-print-directory pytest-pg18) \
-		>.actae/pytest-pg18.log 2>&1 & \
-	pg18=$$!; status=0; \
-	$(MAKE) --no-print-directory -k lint plpgsql-check pgtap isolation pytest || status=$$?; \
-	wait $$pg18 || status=$$?; \
-	echo "make pytest-pg18 (ran alongside; .actae/pytest-pg18.log):"; cat .actae/pytest-pg18.log; \
+	@mkdir -p .actae; (trap - INT QUIT; exec $(MAKE) --no-print-directory -k lint pytest-pg18) \
+		>.actae/alongside.log 2>&1 & \
+	alongside=$$!; status=0; \
+	$(MAKE) --no-print-directory -k plpgsql-check pgtap isolation pytest || status=$$?; \
+	wait $$alongside || status=$$?; \
+	echo "make lint pytest-pg18 (ran alongside; .actae/alongside.log):"; cat .actae/alongside.log; \
 	exit $$status
 
 # The story in under a minute: a worker killed mid-charge, then a fork that skips the prefix.
