@@ -75,8 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        # Python would report the failed flush at exit; point stdout at nothing instead.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # Python would report the failed flush at exit (status 120); point stdout and stderr
+        # (either can be the closed pipe: --follow says on stderr that a channel is new) at
+        # nothing instead.
+        nothing = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nothing, sys.stdout.fileno())
+        os.dup2(nothing, sys.stderr.fileno())
         return BROKEN_PIPE_STATUS
     except KeyboardInterrupt:
         # Ctrl-C is how an operator stops a command (a slow purge, a migrate waiting for a

@@ -395,6 +395,8 @@ async def _until_set(
             step.cancel()  # items end in that task, as an error inside them ends them
             closing: asyncio.Future[Any] = step
         else:
+            if step is not None and not step.cancelled():
+                step.exception()  # an error that came as the response was cancelled
             closing = asyncio.ensure_future(items.aclose())
         _closing.add(closing)
         closing.add_done_callback(_closed)
@@ -517,11 +519,18 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
         p = request.query_params
         channel_id = _required(p, "id")
         after = _after(p)
-        info = await client.get_channel(channel_id)
-        # The page's channel (its created_at, as the page sent it) is not this one: it was
-        # purged and created again since the page was read (a stream opened again later).
+        # The page's channel (its created_at, as the page sent it) is not this one, or none
+        # is there: purged (and maybe created again) since the page was read, the stream
+        # opened again later (a reconnect, a page shown again). Without `created`, a channel
+        # that is not there is a 404, as for any page.
         created = _int(p, "created")
-        stale = created is not None and created != _created(info.created_at)
+        try:
+            info = await client.get_channel(channel_id)
+        except NotFound:
+            if created is None:
+                raise
+            info = None
+        stale = created is not None and (info is None or created != _created(info.created_at))
 
         async def events() -> AsyncGenerator[str, None]:
             nonlocal streams
@@ -544,6 +553,11 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                         yield f"event: rows\n{sse_data(html)}\n"
             except NotFound:  # purged, not created again (yet)
                 yield GONE
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                # The connection was lost (a restart, a terminated backend): the stream ends,
+                # and the browser opens it again. One line, not an ASGI traceback.
+                log.warning("live view of %s ended: %s: %s", channel_id,
+                            type(exc).__name__, exc)
             finally:
                 streams -= 1
 

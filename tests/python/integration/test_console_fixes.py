@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import signal
@@ -33,6 +34,13 @@ ACTAE = Path(sys.executable).parent / "actae"
 @pytest.fixture(scope="module")
 def reader(dsn: str) -> Iterator[str]:
     """A login granted only actae_auditor, dropped afterwards."""
+    with reader_role(dsn) as login:
+        yield login
+
+
+@contextlib.contextmanager
+def reader_role(dsn: str) -> Iterator[str]:
+    """A new login granted only actae_auditor (its DSN), dropped afterwards."""
     role = f"cf_reader_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(dsn, autocommit=True) as conn:
         database = conn.info.dbname
@@ -306,6 +314,12 @@ def test_a_stream_opened_for_a_channel_since_purged_says_it_is_gone(dsn: str, ap
     assert messages(app + other, 3) == ["retry: 2000", "event: gone\ndata: "]
     bad = httpx.get(app + re.sub(r"created=\d+", "created=x", live), timeout=30)
     assert bad.status_code == 400 and "created must be a whole number" in bad.text
+    # Purged and not created again: gone too (the page loads, and says so), not a 404 the
+    # page's script cannot tell from a refusal (it asked again, every minute, for ever).
+    missing = live.replace(channel, channel + "-purged")
+    assert messages(app + missing, 3) == ["retry: 2000", "event: gone\ndata: "]
+    plain = httpx.get(app + re.sub(r"&created=\d+", "", missing), timeout=30)
+    assert plain.status_code == 404  # a stream asked for without a page's channel
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -343,3 +357,26 @@ def test_the_console_stops_on_a_signal_while_a_live_view_is_open(
             process.communicate()
     assert process.returncode == (130 if signum == signal.SIGINT else -signal.SIGTERM)
     assert b"Traceback" not in err and b"ERROR" not in err, err
+
+
+def test_a_live_view_whose_connection_is_lost_ends_with_one_line(
+    dsn: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server ends the live view's connection (a restart, a terminated backend): the
+    stream ends (the browser opens it again) and the console logs one warning line; it
+    logged an ASGI traceback and broke the response off."""
+    channel = f"cf-lost-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, 'e', '{}')", (channel,))
+        with reader_role(dsn) as login, serve(login) as url:
+            role = conninfo_to_dict(login)["user"]
+            with httpx.stream("GET", f"{url}/channel/stream?id={channel}", timeout=30) as live:
+                chunks = live.iter_text()
+                next(chunk for chunk in chunks if "event: rows" in chunk)
+                conn.execute("select pg_terminate_backend(pid) from pg_stat_activity"
+                             " where usename = %s", (role,))
+                rest = "".join(chunks)  # to its end, which comes without an error
+    assert "event:" not in rest
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+    assert any(f"live view of {channel} ended" in r.getMessage() for r in caplog.records)

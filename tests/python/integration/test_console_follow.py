@@ -224,13 +224,19 @@ def test_cli_follow_through_a_pipe_prints_each_batch_and_says_when_the_channel_i
     """`actae timeline --follow | …` without PYTHONUNBUFFERED: each batch reaches the pipe
     when it is read (it reached it only at exit, so a reader saw nothing); when the channel
     is purged and created again, stderr says so and the new channel's rows come under a
-    header of their own."""
+    header of their own. A follower whose stderr is a pipe closed by its reader ends there
+    as a broken pipe does (status 141; it was 120, Python failing to flush stderr)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     with fresh_database(dsn) as scratch, psycopg.connect(scratch, autocommit=True) as conn:
         conn.execute("select actae.record_event('piped', 'old', '{}')")
-        follower = subprocess.Popen(
-            [sys.executable, "-m", "actae", "timeline", "piped", "--follow",
-             "--dsn", scratch], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        command = [sys.executable, "-m", "actae", "timeline", "piped", "--follow",
+                   "--dsn", scratch]
+        follower = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env)
+        unread = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  env=env)
+        assert unread.stderr is not None
+        unread.stderr.close()  # its reader is gone
         try:
             assert follower.stdout is not None and follower.stderr is not None
             out, err = Lines(follower.stdout), Lines(follower.stderr)
@@ -246,6 +252,9 @@ def test_cli_follow_through_a_pipe_prints_each_batch_and_says_when_the_channel_i
             assert out.next().startswith("CLOCK")
             line = out.next()
             assert line.split()[0] == "1" and " new " in line
+            assert unread.wait(20) == 141
         finally:
-            follower.terminate()
-            follower.wait(10)
+            for process in (follower, unread):
+                if process.poll() is None:
+                    process.terminate()
+                    process.wait(10)
