@@ -419,7 +419,8 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
     read it through DNS rebinding. A page waits at most `request_seconds` for the
     database, then answers 503, as it does when the database fails. Once `stopping` is set
     (the server is shutting down), live views end, so the server does not wait for them."""
-    stopping = stopping or asyncio.Event()
+    if stopping is None:
+        stopping = asyncio.Event()  # never set: live views end with their clients
     # Numbers read exactly; request_seconds at most waiting for a connection (the pool's own
     # wait a little shorter, so its error is the one shown); connections checked after one
     # failed (bounded).
