@@ -18,11 +18,14 @@ export ACTAE_PG_BIN ?= $(PG_BIN)
 PY := .venv/bin/python
 WITH_DB := $(PY) -m actae.pg run --
 # The second pytest pass: no ACTAE_DSN, so the suite's plugin (actae.testing) starts a throwaway
-# embedded PostgreSQL 18. Tests marked `once` (wheel install, schema snapshot) run in the first
-# pass only, and so do the worker-timing scenarios of stalls and run survival (sleeps and
-# process starts, the same SQL on any version); those marked `second` (the SIGKILL and race
-# sweeps, signals to the local server's processes, connect timeouts against a server that never
-# answers) run in this pass only; crash recovery (db_restart) and bad input run in both.
+# embedded PostgreSQL 18. Tests marked `once` (wheel install, schema snapshot, the worker's
+# settings and signals) run in the first pass only, and so do the worker-timing scenarios of
+# stalls and run survival (sleeps and process starts, the same SQL on any version); those
+# marked `second` (the SIGKILL and race sweeps, signals to the local server's processes,
+# connect timeouts against a server that never answers, the command line's own behaviour, the
+# documents' code blocks, the console in a browser) run in this pass only; every suite of the
+# SQL's behaviour, crash recovery (db_restart) and bad input run in both. The split keeps the
+# two passes, which run side by side, about equally long.
 PG18_SKIP := $(addprefix --ignore=tests/python/reliability/,test_stalled.py test_runs_survive.py)
 PG18 := env -u ACTAE_DSN -u ACTAE_WITH_DB -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE \
 	ACTAE_PG_BIN=embedded

@@ -20,6 +20,10 @@ import pytest
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
+# The command line's own behaviour (output, statuses) over the SQL the other suites run on
+# every server: make test runs it in its PostgreSQL 18 pass only.
+pytestmark = pytest.mark.second
+
 ACTAE = Path(sys.executable).parent / "actae"
 REPO = Path(__file__).resolve().parents[3]
 Runner = Callable[..., subprocess.CompletedProcess[str]]

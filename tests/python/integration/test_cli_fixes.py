@@ -17,6 +17,10 @@ import pytest
 
 from actae.cli.main import main
 
+# The command line's own behaviour (output, statuses, signals) over the SQL the other suites
+# run on every server: make test runs it in its PostgreSQL 18 pass only.
+pytestmark = pytest.mark.second
+
 ACTAE = Path(sys.executable).parent / "actae"
 UNREACHABLE = "host=/nonexistent-actae-socket port=1 connect_timeout=2"
 

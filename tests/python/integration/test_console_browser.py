@@ -22,6 +22,10 @@ from actae import SyncActaeClient
 from tests.python.support.console_harness import REPO, Browser, Story, make_story, reader_dsn, serve
 from tests.python.support.databases import fresh_database
 
+# The pages in a browser, over the reads the other console tests run on every server: make
+# test runs them in its PostgreSQL 18 pass only.
+pytestmark = pytest.mark.second
+
 
 @pytest.fixture(scope="module")
 def story(dsn: str) -> Story:

@@ -26,8 +26,8 @@ import pytest
 import actae.worker
 from actae import ActaeClient, ConnectionFailed, Run, SyncActaeClient, Worker
 
-# Processes and timing, the same on any server: make test runs it in its second pass only.
-pytestmark = pytest.mark.second
+# Processes and timing, the same on any server: make test runs it in its first pass only.
+pytestmark = pytest.mark.once
 
 
 @pytest.mark.parametrize(("kwargs", "argument"), [
