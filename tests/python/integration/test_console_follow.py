@@ -233,15 +233,18 @@ def test_cli_follow_through_a_pipe_prints_each_batch_and_says_when_the_channel_i
                    "--dsn", scratch]
         follower = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     env=env)
-        unread = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        unread = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   env=env)
-        assert unread.stderr is not None
+        assert unread.stdout is not None and unread.stderr is not None
         unread.stderr.close()  # its reader is gone
         try:
             assert follower.stdout is not None and follower.stderr is not None
             out, err = Lines(follower.stdout), Lines(follower.stderr)
             assert out.next().startswith("CLOCK")
             assert " old " in out.next()
+            unread_out = Lines(unread.stdout)
+            assert unread_out.next().startswith("CLOCK")
+            assert " old " in unread_out.next()  # it follows the old channel, too
             conn.execute("select actae.record_event('piped', 'older', '{}')")
             assert " older " in out.next()
             with conn.transaction():  # no read sees it purged and not created again
