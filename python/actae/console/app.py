@@ -544,9 +544,19 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                 # One message per read of at most TIMELINE_ROWS rows: without `after` the
                 # first holds what /channel shows (its first page), a backlog comes in
                 # messages of the same size.
+                checked = created is None
                 async with contextlib.aclosing(_until_set(stopping, follow_timeline(
                         client, channel_id, after, max_rows=TIMELINE_ROWS))) as batches:
                     async for batch in batches:
+                        if not checked:
+                            # Once more now that the reader has taken the channel's topic:
+                            # a purge and re-creation after the check above and before
+                            # that would otherwise have it follow the new channel on the
+                            # old one's page.
+                            current = await client.get_channel(channel_id)
+                            if created != _created(current.created_at):
+                                batch = Recreated(channel_id)
+                            checked = True
                         if isinstance(batch, Recreated):
                             yield GONE
                             return

@@ -157,7 +157,8 @@ def test_a_live_event_appears_without_reload(
     console: str, browser: Browser, story: Story, dsn: str, shots: Path
 ) -> None:
     browser.load(page(console, "/channel", id=story.root))
-    browser.wait_for("document.getElementById('live-status').innerText.startsWith('Live')")
+    browser.wait_for(
+        "document.getElementById('live-status').innerText.startsWith('Live: new')")
     browser.js("window.__same_page = true")
     rows_before = browser.js("document.querySelectorAll('#timeline-rows tr').length")
     with SyncActaeClient(dsn, max_size=1) as client:
