@@ -131,6 +131,22 @@ def retrieve(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+#: Tasks nobody awaits, running (the event loop keeps only weak references to its tasks).
+_detached: set[asyncio.Future[Any]] = set()
+
+
+def detach(task: asyncio.Future[Any]) -> None:
+    """Let ``task`` run to its end with nobody awaiting it: kept until it finishes, then its
+    exception is retrieved."""
+    _detached.add(task)
+    task.add_done_callback(_forget)
+
+
+def _forget(task: asyncio.Future[Any]) -> None:
+    _detached.discard(task)
+    retrieve(task)
+
+
 class Running:
     """A tool started under the asyncio client: the future of its outcome (an asyncio task,
     or a future settled from a sync tool's thread) and the callers waiting for it. The tool

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from actae import calls
-from actae._runtime import retrieve
+from actae._runtime import detach
 from actae.errors import ActaeError, LeaseLost
 from actae.models import Claim, Execution
 
@@ -163,9 +163,7 @@ class Observer:
             except StopIteration as stop:
                 return stop.value
             if isinstance(step, Detached):
-                task: asyncio.Future[Any] = asyncio.ensure_future(execute(step.call))
-                _detached.add(task)
-                task.add_done_callback(_forget)
+                detach(asyncio.ensure_future(execute(step.call)))
                 value, error = None, None
                 continue
             try:
@@ -201,15 +199,6 @@ class Observer:
                 # it: a cancellation or an interrupt too, so a step's span ends when the call
                 # does (not when the exception, which holds this frame, is collected)
                 value, error = None, exc
-
-
-#: Detached calls running (the event loop keeps only weak references to its tasks).
-_detached: set[asyncio.Future[Any]] = set()
-
-
-def _forget(task: asyncio.Future[Any]) -> None:
-    _detached.discard(task)
-    retrieve(task)
 
 
 #: The observer both clients report to; None turns reporting off entirely.

@@ -24,7 +24,7 @@ from collections.abc import (
     Iterable,
     Mapping,
 )
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -41,11 +41,12 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actae import calls
+from actae._runtime import detach, retrieve
 from actae.console import tree
 from actae.console.exact import ConsoleClient, exact_loads
 from actae.console.jsontext import json_text, path_text
 from actae.console.live import Recreated, follow_timeline
-from actae.console.models import TimelineEntry
+from actae.console.models import TimelineEntry, micros
 from actae.errors import ActaeError, InvalidInput, NotFound
 
 log = logging.getLogger("actae.console")
@@ -186,12 +187,6 @@ def _after(params: Mapping[str, str]) -> int | None:
 # maybe created again under its id. The page loads again (channel.html): the new channel
 # from its start, or the page saying there is no such channel.
 GONE = "event: gone\ndata: \n\n"
-
-
-def _created(at: datetime) -> int:
-    """A channel's created_at in whole microseconds since 1970: which channel of an id a
-    page shows (one created again under a purged one's id has another)."""
-    return (at - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 
 def _required(params: Mapping[str, str], name: str) -> str:
@@ -365,9 +360,6 @@ def unavailable(reason: str) -> HTMLResponse:
 T = TypeVar("T")
 
 
-_closing: set[asyncio.Future[Any]] = set()  # closings scheduled by _until_set, kept alive
-
-
 async def _until_set(
     stopping: asyncio.Event, items: AsyncGenerator[T, None]
 ) -> AsyncGenerator[T, None]:
@@ -393,19 +385,11 @@ async def _until_set(
         stop.cancel()
         if step is not None and not step.done():
             step.cancel()  # items end in that task, as an error inside them ends them
-            closing: asyncio.Future[Any] = step
+            detach(step)
         else:
-            if step is not None and not step.cancelled():
-                step.exception()  # an error that came as the response was cancelled
-            closing = asyncio.ensure_future(items.aclose())
-        _closing.add(closing)
-        closing.add_done_callback(_closed)
-
-
-def _closed(task: asyncio.Future[Any]) -> None:
-    _closing.discard(task)
-    if not task.cancelled():
-        task.exception()  # retrieved: a stream's end is not worth a log line
+            if step is not None:
+                retrieve(step)  # an error that came as the response was cancelled
+            detach(asyncio.ensure_future(items.aclose()))  # a stream's end: no log line
 
 
 def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
@@ -493,7 +477,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
             rows_html=timeline_rows_html(rows, channel_id), after=after,
             next_url=query("/channel", id=channel_id, after=rows[-1].clock) if next_page else None,
             live_url=query("/channel/stream", id=channel_id, after=live_after,
-                           created=_created(info.created_at)) if live else None,
+                           created=micros(info.created_at)) if live else None,
             ledger=ledger, ledger_full=len(ledger) == LEDGER_ROWS,
             tree=tree.layout(nodes), nodes=nodes, tree_full=len(nodes) == TREE_NODES,
             box_w=tree.BOX_W, box_h=tree.BOX_H,
@@ -531,7 +515,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
             if created is None:
                 raise
             info = None
-        stale = created is not None and (info is None or created != _created(info.created_at))
+        stale = created is not None and (info is None or created != micros(info.created_at))
 
         async def events() -> AsyncGenerator[str, None]:
             nonlocal streams
@@ -554,7 +538,7 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                             # that would otherwise have it follow the new channel on the
                             # old one's page.
                             current = await client.get_channel(channel_id)
-                            if created != _created(current.created_at):
+                            if created != micros(current.created_at):
                                 batch = Recreated(channel_id)
                             checked = True
                         if isinstance(batch, Recreated):

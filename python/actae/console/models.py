@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from uuid import UUID
 
@@ -12,6 +12,12 @@ TimelineKind = Literal[
     "event", "claimed", "reclaimed", "completed", "failed", "cancelled", "cancel_requested"
 ]
 
+
+
+def micros(at: datetime) -> int:
+    """A time in whole microseconds since 1970 (exact): what tells apart the channels one id
+    had (an event's time in TimelineEntry.key, a channel's created_at in the live view)."""
+    return (at - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 class _Row(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -68,7 +74,7 @@ class TimelineEntry(_Row):
         holds its time too, so the channel created again under a purged one's id has
         other keys)."""
         if self.kind == "event":
-            return f"ev-{self.cursor}-{round(self.at.timestamp() * 1_000_000)}"
+            return f"ev-{self.cursor}-{micros(self.at)}"
         return f"x-{self.execution_id}-{self.kind}-{self.attempt}"
 
 
