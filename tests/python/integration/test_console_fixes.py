@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 import re
@@ -95,19 +96,27 @@ def app(reader: str) -> Iterator[str]:
         yield url
 
 
-def first_message(url: str, channel: str, **params: str) -> str:
-    """The data of the first `rows` message of the channel's live stream (data lines joined
-    with LF, as an EventSource does)."""
-    query = urllib.parse.urlencode({"id": channel, **params})
-    with httpx.stream("GET", f"{url}/channel/stream?{query}", timeout=30) as response:
+def stream_messages(url: str) -> Iterator[str]:
+    """The messages of a live stream as they come (its `retry:` line first), until it ends;
+    the stream is closed when the iterator is."""
+    with httpx.stream("GET", url, timeout=30) as response:
         assert response.status_code == 200
         buffer = ""
         for chunk in response.iter_text():
             buffer += chunk
-            for message in buffer.split("\n\n")[:-1]:
-                if message.startswith("event: rows\n"):
-                    lines = message.split("\n")[1:]
-                    return "\n".join(line.removeprefix("data: ") for line in lines)
+            *done, buffer = buffer.split("\n\n")
+            yield from done
+
+
+def first_message(url: str, channel: str, **params: str) -> str:
+    """The data of the first `rows` message of the channel's live stream (data lines joined
+    with LF, as an EventSource does)."""
+    query = urllib.parse.urlencode({"id": channel, **params})
+    with contextlib.closing(stream_messages(f"{url}/channel/stream?{query}")) as messages:
+        for message in messages:
+            if message.startswith("event: rows\n"):
+                lines = message.split("\n")[1:]
+                return "\n".join(line.removeprefix("data: ") for line in lines)
     raise AssertionError("no rows message")
 
 
@@ -283,17 +292,8 @@ def test_allowed_hosts_no_host_header_could_match_are_refused(given: str) -> Non
 def messages(url: str, count: int) -> list[str]:
     """The first `count` messages of a live stream (its `retry:` line first), or fewer when
     the stream ends."""
-    got: list[str] = []
-    with httpx.stream("GET", url, timeout=30) as response:
-        assert response.status_code == 200
-        buffer = ""
-        for chunk in response.iter_text():
-            buffer += chunk
-            *done, buffer = buffer.split("\n\n")
-            got += done
-            if len(got) >= count:
-                break
-    return got[:count]
+    with contextlib.closing(stream_messages(url)) as stream:
+        return list(itertools.islice(stream, count))
 
 
 def test_a_stream_opened_for_a_channel_since_purged_says_it_is_gone(dsn: str, app: str) -> None:
