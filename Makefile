@@ -113,8 +113,7 @@ isolation: venv
 		--inputdir=tests/isolation --outputdir=.actae/isolation \
 		--dbname="$$PGDATABASE" "$$@"' isolation "$${names[@]}"
 
-# Tests marked `second` run in the PostgreSQL 18 pass only (pytest-pg18): scenarios of
-# processes and timing whose result does not depend on the server, taken off this longer pass.
+# Tests marked `second` run in the PostgreSQL 18 pass only (pytest-pg18; see PG18 above).
 pytest: venv
 	$(WITH_DB) .venv/bin/pytest -q -m 'not second'
 
