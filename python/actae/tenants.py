@@ -31,29 +31,51 @@ select r.rolcanlogin,
 from pg_catalog.pg_roles as r where r.rolname = %s
 """
 
-# The tenants a login belongs to as the SQL counts them (actae._caller_tenants): every role
-# it is a member of through any chain of grants (login -> group -> tenant) that is granted
-# actae_agent directly, actae_operator excepted.
-_TENANTS_OF = """
-with recursive m (role_oid) as (
-    select r.oid from pg_catalog.pg_roles as r where r.rolname = %s
+# What granting a tenant to a login would join: the tenants (other than the one given) that
+# the login, or any role that is a member of it through any chain of grants (a login that
+# inherits from it), already belongs to as the SQL counts tenants (actae._caller_tenants:
+# roles reached through any chain of grants that are granted actae_agent directly,
+# actae_operator excepted; a role granted actae_agent directly is its own tenant). Every such
+# member would then read the given tenant's channels too (actae._owns). Superusers, members
+# of every role already, are left out.
+_TENANTS_BELOW = """
+with recursive below (role_oid) as (
+    select r.oid from pg_catalog.pg_roles as r where r.rolname = %(login)s
     union
-    select a.roleid from pg_catalog.pg_auth_members as a join m on a.member = m.role_oid
+    select a.member from pg_catalog.pg_auth_members as a join below on a.roleid = below.role_oid
+), up (member, role_oid) as (
+    select below.role_oid, below.role_oid from below
+    union
+    select up.member, a.roleid from pg_catalog.pg_auth_members as a join up
+        on a.member = up.role_oid
 )
-select t.rolname
-from m join pg_catalog.pg_roles as t on t.oid = m.role_oid
-where t.rolname <> 'actae_operator' and t.oid <> (select r.oid from pg_catalog.pg_roles as r
-                                                  where r.rolname = %s)
+select m.rolname, t.rolname
+from up join pg_catalog.pg_roles as m on m.oid = up.member
+join pg_catalog.pg_roles as t on t.oid = up.role_oid
+where not m.rolsuper and t.rolname not in ('actae_operator', %(tenant)s)
   and exists (select from pg_catalog.pg_auth_members as a
               where a.member = t.oid and a.roleid = 'actae_agent'::regrole)
-order by 1
+order by m.rolname <> %(login)s, 1, 2
 """
 
+# A global auditor: member of actae_auditor other than through actae_operator (a per-tenant
+# operator is a tenant login granted actae_operator, docs/tenants.md).
+_GLOBAL_AUDITOR = """
+select pg_catalog.pg_has_role(%(login)s, 'actae_auditor', 'MEMBER')
+   and not pg_catalog.pg_has_role(%(login)s, 'actae_operator', 'MEMBER')
+"""
+
+# Every role that is a member of a tenant, directly or through other roles: whoever holds
+# its rights and reads its channels.
 _LIST = """
 select t.rolname,
-       array(select l.rolname from pg_catalog.pg_auth_members as m
-             join pg_catalog.pg_roles as l on l.oid = m.member
-             where m.roleid = t.oid order by 1)::text[]
+       array(with recursive m (role_oid) as (
+                 select a.member from pg_catalog.pg_auth_members as a where a.roleid = t.oid
+                 union
+                 select a.member from pg_catalog.pg_auth_members as a
+                 join m on a.roleid = m.role_oid)
+             select l.rolname from m join pg_catalog.pg_roles as l on l.oid = m.role_oid
+             order by 1)::text[]
 from pg_catalog.pg_roles as t
 join pg_catalog.pg_auth_members as a
   on a.member = t.oid and a.roleid = 'actae_agent'::regrole
@@ -64,7 +86,8 @@ order by 1
 
 @dataclass(frozen=True)
 class Tenant:
-    """A tenant role and the roles granted it (its logins, and per-tenant auditors)."""
+    """A tenant role and every role that is a member of it, directly or through other roles
+    (its logins, their groups, per-tenant auditors)."""
 
     name: str
     logins: tuple[str, ...]
@@ -80,7 +103,7 @@ def _check_name(name: str, argument: str) -> None:
 
 
 def _rows(conn: psycopg.Connection[Any], statement: LiteralString,
-          params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+          params: tuple[Any, ...] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
     """statement's rows as tuples, read as the driver reads its own (actae.client._cursor:
     whatever cursor factory, row factory or DateStyle the caller's connection has)."""
     rows: list[tuple[Any, ...]] = _cursor(conn, False).execute(statement, params).fetchall()
@@ -114,8 +137,10 @@ def add_tenant_login(conn: psycopg.Connection[Any], tenant: str, login: str, *,
     """Grant tenant role ``tenant`` to ``login`` (created as a LOGIN role without a password
     when ``create`` and it does not exist). Refused (InvalidInput, nothing changed) when the
     tenant is not one, the login does not exist (and not ``create``), is not a login, is
-    granted actae_agent directly (it is then its own tenant) or already belongs to another
-    tenant (a login belongs to exactly one). Adding it again is a no-op."""
+    granted actae_agent directly (it is then its own tenant), already belongs to another
+    tenant (a login belongs to exactly one), has a member (a role that inherits from it) in
+    another tenant (that member would then read both), or is granted actae_auditor other
+    than through actae_operator (its table reads are global). Adding it again is a no-op."""
     _check_name(tenant, "tenant")
     _check_name(login, "login")
     with conn.transaction():
@@ -133,10 +158,20 @@ def add_tenant_login(conn: psycopg.Connection[Any], tenant: str, login: str, *,
             raise InvalidInput(
                 f"login {login} is granted actae_agent directly, so it is its own tenant;"
                 " revoke actae_agent from it first", {"argument": "login", "login": login})
-        others = [t for (t,) in _rows(conn, _TENANTS_OF, (login, login)) if t != tenant]
-        if others:
-            raise InvalidInput(f"login {login} already belongs to tenant {others[0]}",
-                               {"argument": "login", "login": login, "tenants": others})
+        joined = _rows(conn, _TENANTS_BELOW, {"login": login, "tenant": tenant})
+        if joined:
+            member, other = joined[0]
+            who = "" if member == login else f" through role {member}, a member of it,"
+            raise InvalidInput(
+                f"login {login}{who} already belongs to tenant {other}",
+                {"argument": "login", "login": login,
+                 "members": sorted({m for m, _ in joined}),
+                 "tenants": sorted({t for _, t in joined})})
+        if _rows(conn, _GLOBAL_AUDITOR, {"login": login})[0][0]:
+            raise InvalidInput(
+                f"login {login} is granted actae_auditor, whose table reads are global;"
+                " revoke it first (docs/tenants.md: per-tenant auditors)",
+                {"argument": "login", "login": login})
         conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(tenant),
                                                       sql.Identifier(login)))
     return get_tenant(conn, tenant)

@@ -115,6 +115,39 @@ def test_a_login_in_a_tenant_through_a_group_is_not_added_to_another(
     assert tenant == (names["shop"],)
 
 
+def test_a_login_whose_members_are_in_another_tenant_is_not_added(
+        dsn: str, conn: psycopg.Connection, names: dict[str, str]) -> None:
+    """Granting a tenant to a shared login puts every login that inherits from it in that
+    tenant too: refused when one of them is in another tenant (it would read both), and so
+    is a login holding actae_auditor (global table reads). The list shows indirect members,
+    the ones a hand-made grant lets in."""
+    tenants.create_tenant(conn, names["shop"])
+    tenants.create_tenant(conn, names["bank"])
+    tenants.add_tenant_login(conn, names["shop"], names["w1"], create=True)
+    hub, auditor = names["plain"], names["self"]
+    for role in (hub, auditor):
+        conn.execute(sql.SQL("create role {} login").format(sql.Identifier(role)))
+    conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(hub), sql.Identifier(names["w1"])))
+    conn.execute(sql.SQL("grant actae_auditor to {}").format(sql.Identifier(auditor)))
+    before = roles(conn)
+    with pytest.raises(InvalidInput, match=f"through role {names['w1']}, a member of it,"
+                                           f" already belongs to tenant {names['shop']}"):
+        tenants.add_tenant_login(conn, names["bank"], hub)
+    with pytest.raises(InvalidInput, match="granted actae_auditor"):
+        tenants.add_tenant_login(conn, names["bank"], auditor)
+    assert roles(conn) == before
+    refused = run(dsn, "tenant", "add-login", names["bank"], hub)
+    assert refused.returncode == 1 and "a member of it" in refused.stderr
+    assert roles(conn) == before
+    # The same tenant is no second one: w1 is in shop already.
+    assert tenants.add_tenant_login(conn, names["shop"], hub).logins == tuple(
+        sorted((names["w1"], hub)))
+    # A grant by hand is not checked; the list shows who reads the tenant's channels.
+    conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(names["bank"]),
+                                                  sql.Identifier(hub)))
+    assert tenants.get_tenant(conn, names["bank"]).logins == tuple(sorted((names["w1"], hub)))
+
+
 def test_cli_tenants_isolate_and_assign(dsn: str, conn: psycopg.Connection,
                                        names: dict[str, str]) -> None:
     for args in (("tenant", "create", names["shop"]), ("tenant", "create", names["bank"]),
