@@ -236,7 +236,10 @@ $$;
 -- actae.assign_tenant — move a channel and its executions to tenant p_tenant (operator
 -- only): e.g. the channels written before tenants existed, which belong to actae_agent
 -- (shared by every agent) until assigned.
--- Guarantees: the channel row is locked while its rows move; returns the channel.
+-- Guarantees: the channel's purge guard is held exclusively and its row locked while its
+-- rows move, so a claim of a new key (which reads the channel's tenant behind the guard,
+-- held shared: actae._claim_channel) either commits before and has its execution moved
+-- too, or reads the channel after this commits; returns the channel.
 -- Raises: AC400 bad channel_id, or p_tenant is not a role granted actae_agent directly;
 -- AC404 unknown channel.
 create or replace function actae.assign_tenant(
@@ -261,6 +264,7 @@ begin
             jsonb_build_object('argument', 'tenant', 'tenant', p_tenant)
         );
     end if;
+    perform pg_advisory_xact_lock(actae._guard_key(1633907809, p_channel_id));
     update actae.channels as c set tenant = v_tenant
     where c.channel_id = p_channel_id
     returning c.* into v_channel;
