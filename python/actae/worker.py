@@ -104,6 +104,7 @@ log = logging.getLogger("actae.worker")
 
 Agent = Callable[["Run"], Awaitable[Any]]
 A = TypeVar("A", bound=Agent)
+T = TypeVar("T")
 #: keys per list_completed read in the prefetch.
 _PREFETCH_PAGE = 10000
 # SQLSTATE classes of a statement too large to run: program limit exceeded, out of resources
@@ -120,6 +121,15 @@ _KEY_BYTES = 256
 
 class _Parked(BaseException):  # noqa: N818 - control flow, not an error
     """Unwinds an agent whose run was parked (sleeping/waiting) or ended while parking."""
+
+
+class ConcurrentWait(PermanentError):
+    """A sleep or wait begun while another of the same run was in progress (two of them in
+    an asyncio.TaskGroup or gather). A run parks for one thing at a time: the first to park
+    it would leave the other unrecorded, and an event recorded before a wait is recorded is
+    not that wait's answer, so the other's event could be missed for good. The run fails
+    (not retried: every attempt would do the same), and neither step is sent when both
+    began together."""
 
 
 class Run:
@@ -144,6 +154,9 @@ class Run:
         self.cancel_requested = False
         self._counters: dict[str, int] = {}
         self._completed: dict[str, Execution] = {}
+        #: the key of the sleep or wait in progress, and of one another began beside
+        self._parking: str | None = None
+        self._clashed: str | None = None
         #: tool calls answered from the prefetched executions in this attempt.
         self.prefetch_hits = 0
 
@@ -242,8 +255,8 @@ class Run:
         """Sleep durably: returns at once when the (first recorded) wake time has passed,
         else parks the run until then (the agent unwinds; it resumes from the top)."""
         sleep_key = self._key(key, "sleep")
-        done = await self.client.sleep_run(self.channel_id, self.claim_token, sleep_key,
-                                           duration)
+        done = await self._one_at_a_time(sleep_key, lambda: self.client.sleep_run(
+            self.channel_id, self.claim_token, sleep_key, duration))
         if done.outcome != "elapsed":
             raise _Parked(done.outcome)
 
@@ -255,11 +268,33 @@ class Run:
         received event (``.payload``) or, once the deadline passed, a result with
         ``.timed_out``; otherwise parks the run until one of the two happens."""
         wait_key = self._key(key, f"wait:{event_type}", _KEY_BYTES)
-        done = await self.client.wait_for_event(self.channel_id, self.claim_token, wait_key,
-                                                event_type, timeout)
+        done = await self._one_at_a_time(wait_key, lambda: self.client.wait_for_event(
+            self.channel_id, self.claim_token, wait_key, event_type, timeout))
         if done.outcome in ("waiting", "cancelled"):
             raise _Parked(done.outcome)
         return done
+
+    async def _one_at_a_time(self, key: str, send: Callable[[], Awaitable[T]]) -> T:
+        """Send a sleep or wait unless another is in progress (ConcurrentWait). It yields
+        once first, so a sibling begun with it (a TaskGroup, gather) raises before either
+        is sent, and this one, told so, raises too."""
+        if self._parking is not None:
+            self._clashed = self._parking
+            raise ConcurrentWait(
+                f"run {self.channel_id}: {key} began while {self._parking} was in progress;"
+                " a run sleeps or waits for one thing at a time (wait for one event type,"
+                " with a timeout: docs/runs.md)")
+        self._parking = key
+        try:
+            await asyncio.sleep(0)
+            if self._clashed == key:
+                self._clashed = None
+                raise ConcurrentWait(
+                    f"run {self.channel_id}: another sleep or wait began beside {key};"
+                    " a run sleeps or waits for one thing at a time (docs/runs.md)")
+            return await send()
+        finally:
+            self._parking = None
 
     async def transition(
         self, event_type: str, payload: Any = None, state: Any = None, *,

@@ -133,8 +133,13 @@ def storable(text: str) -> str:
 
 
 def describe(error: BaseException) -> str:
-    """The text an error is recorded with: ``Type: message``, storable."""
-    return storable(f"{type(error).__qualname__}: {error}".rstrip(": "))
+    """The text an error is recorded with: ``Type: message``, storable; a group of errors
+    (an asyncio.TaskGroup's) goes on with each of its own, ``; `` between them."""
+    text = f"{type(error).__qualname__}: {error}".rstrip(": ")
+    if isinstance(error, BaseExceptionGroup):
+        inner = cast(BaseExceptionGroup[BaseException], error).exceptions
+        text += ": " + "; ".join(describe(e) for e in inner)
+    return storable(text)
 
 
 def _unstorable(error: Exception) -> bool:

@@ -259,6 +259,35 @@ async def test_a_step_that_parks_inside_a_task_group_parks_the_run(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
+@pytest.mark.parametrize("together", ["task_group", "gather"])
+@_sync
+async def test_two_sleeps_or_waits_at_once_fail_the_run_and_send_neither(
+        dsn: str, unique: Callable[..., str], together: str) -> None:
+    """A run parks for one thing at a time: a sleep and a wait begun together (the usual
+    "remind me unless approved" written with a TaskGroup or gather) would park the run on
+    the first and leave the other unrecorded, so an approval sent meanwhile was never its
+    answer. The run fails for good (ConcurrentWait, one attempt of its two), and neither
+    step reached the channel."""
+
+    async def both(run: Run) -> None:
+        steps = (run.sleep(2, key="reminder"),
+                 run.wait_for_event("approval", timeout=60, key="ap"))
+        if together == "gather":
+            await asyncio.gather(*steps)
+            return
+        async with asyncio.TaskGroup() as group:
+            for step in steps:
+                group.create_task(step)
+
+    row, attempts = await _failing_run(dsn, unique, both)
+    assert (row.status, attempts) == ("failed", [1])
+    assert row.error is not None and "ConcurrentWait" in row.error, row.error
+    assert "one thing at a time" in row.error
+    async with ActaeClient(dsn) as client:
+        events = await client.list_events(row.channel_id)
+    assert [e.event_type for e in events if e.event_type.startswith("actae.")] == []
+
+
 @_sync
 async def test_steps_on_the_longest_event_type_get_keys_the_server_accepts(
         dsn: str, unique: Callable[..., str]) -> None:
