@@ -364,19 +364,27 @@ def _same_call(done: Execution, tool_name: str, params: dict[str, Any],
     return done.tool_name == tool_name and done.dedup_fields == fields and same_params
 
 
-def _check_settings(queue: object, concurrency: object, lease_seconds: object,
-                    poll_interval: object, shutdown_grace: object) -> None:
-    """Refuse settings a worker cannot work with (ValueError naming the argument): with no
-    free slot (concurrency below 1) it would never claim, claim_run refuses a queue name
-    outside 1..256 bytes and a lease outside 1..86400 seconds (every claim would fail and be
-    retried, forever; a whole float is a lease, as for the integrations), and a grace that
-    is no number of seconds fails the shutdown."""
+def _check_text(value: object, argument: str) -> None:
+    """Refuse what claim_run refuses as a queue or worker name: not 1..256 bytes of text."""
     try:
-        size = len(queue.encode()) if isinstance(queue, str) and "\0" not in queue else 0
+        size = len(value.encode()) if isinstance(value, str) and "\0" not in value else 0
     except UnicodeEncodeError:  # a lone surrogate: no text PostgreSQL can take
         size = 0
     if not 1 <= size <= 256:
-        raise ValueError(f"queue must be 1 to 256 bytes of text, got {queue!r}")
+        raise ValueError(f"{argument} must be 1 to 256 bytes of text, got {value!r}")
+
+
+def _check_settings(queue: object, name: object, concurrency: object, lease_seconds: object,
+                    poll_interval: object, shutdown_grace: object) -> None:
+    """Refuse settings a worker cannot work with (ValueError naming the argument): with no
+    free slot (concurrency below 1) it would never claim, claim_run refuses a queue or worker
+    name outside 1..256 bytes and a lease outside 1..86400 seconds (every claim would fail
+    and be retried, forever; a whole float is a lease, as for the integrations), and a grace
+    that is no number of seconds fails the shutdown. A name of None (or empty) is the
+    default, host:pid."""
+    _check_text(queue, "queue")
+    if name is not None and name != "":
+        _check_text(name, "name")
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be an integer of at least 1, got {concurrency!r}")
     try:
@@ -443,7 +451,8 @@ class Worker:
         shutdown_grace: float = 30.0,
         prefetch: bool = True,
     ) -> None:
-        _check_settings(queue, concurrency, lease_seconds, poll_interval, shutdown_grace)
+        _check_settings(queue, name, concurrency, lease_seconds, poll_interval,
+                        shutdown_grace)
         if isinstance(client, str):
             self._dsn: str | None = client
             self.client = ActaeClient(client, max_size=concurrency + 2)
@@ -494,8 +503,8 @@ class Worker:
         (run_async checks too; the attributes may have been changed since construction)."""
         if not self.agents:
             raise ValueError("register at least one agent with @worker.agent(name)")
-        _check_settings(self.queue, self.concurrency, self.lease_seconds, self.poll_interval,
-                        self.shutdown_grace)
+        _check_settings(self.queue, self.name, self.concurrency, self.lease_seconds,
+                        self.poll_interval, self.shutdown_grace)
 
     def stop(self) -> None:
         """Stop claiming; running agents get ``shutdown_grace`` seconds to finish. Safe to

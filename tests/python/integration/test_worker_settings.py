@@ -53,6 +53,9 @@ pytestmark = pytest.mark.once
     ({"queue": "\u00e9" * 129}, "queue"),
     ({"queue": None}, "queue"),
     ({"queue": "jobs-\udcff"}, "queue"),
+    ({"name": "w" * 257}, "name"),
+    ({"name": "w\0"}, "name"),
+    ({"name": 7}, "name"),
 ], ids=lambda v: repr(v)[:40])
 def test_a_setting_a_worker_cannot_work_with_is_refused(dsn: str, kwargs: dict[str, Any],
                                                         argument: str) -> None:
@@ -64,7 +67,8 @@ def test_the_bounds_themselves_are_accepted(dsn: str) -> None:
     bounds: list[dict[str, Any]] = [{"concurrency": 1}, {"lease_seconds": 1},
                                      {"lease_seconds": 86400}, {"poll_interval": 0.01},
                                      {"poll_interval": 5}, {"shutdown_grace": 0},
-                                     {"queue": "q" * 256}, {"queue": "\u00e9" * 128}]
+                                     {"queue": "q" * 256}, {"queue": "\u00e9" * 128},
+                                     {"name": "w" * 256}, {"name": None}, {"name": ""}]
     for kwargs in bounds:
         Worker(dsn, **{"queue": "q", **kwargs})
     # a whole number of seconds from a JSON or YAML setting, as the integrations take it
