@@ -335,7 +335,7 @@ class ActaeClient:
             finally:
                 await self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
-            raise map_error(exc) from exc
+            raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:
@@ -632,7 +632,7 @@ class SyncActaeClient:
             finally:
                 self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
-            raise map_error(exc) from exc
+            raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod
     def _execute(cur: psycopg.Cursor[Any], call: calls.Call[T]) -> T:

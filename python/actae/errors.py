@@ -10,10 +10,14 @@ execution's status in ``status`` instead.
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import psycopg
 import pydantic
+from psycopg.types.json import Jsonb
 
 
 class ActaeError(Exception):
@@ -107,11 +111,43 @@ _BY_SQLSTATE: dict[str, type[ActaeError]] = {
 }
 
 
-def map_error(exc: BaseException) -> BaseException:
+# The statement's arguments as the driver sends them (actae.calls._sql): %(name)s::type.
+_ARGUMENT = re.compile(r"%\((\w+)\)[sb]::(\w+)")
+_INTEGERS = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
+
+
+def _refused_argument(sql: str, params: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The argument whose cast the server refused before the function ran (class 22: an
+    integer beyond its SQL type, JSON with NaN or Infinity), and why; None when no argument
+    explains it. Only looked for once the server has refused the statement."""
+    for name, sql_type in _ARGUMENT.findall(sql):
+        value = params.get(name)
+        bound = _INTEGERS.get(sql_type)
+        if bound and isinstance(value, int) and not -bound <= value < bound:
+            return name, f"is out of range for a PostgreSQL {sql_type}: {value}"
+        if isinstance(value, Jsonb) and _not_finite(value.obj):
+            return name, "is not valid JSON: NaN and Infinity are not JSON numbers"
+    return None
+
+
+def _not_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_not_finite(v) for v in cast(dict[Any, Any], value).values())
+    if isinstance(value, list | tuple):
+        return any(_not_finite(v) for v in cast(Sequence[Any], value))
+    return False
+
+
+def map_error(exc: BaseException, sql: str | None = None,
+              params: Mapping[str, Any] | None = None) -> BaseException:
     """The Actae exception for a database or encoding error, or ``exc`` unchanged.
 
     Text the server could never store (a NUL byte, a lone surrogate) is rejected before it is
-    sent, so it surfaces as InvalidInput too, as does JSON nested too deeply to encode.
+    sent, so it surfaces as InvalidInput too, as does JSON nested too deeply to encode. An
+    argument the server could not take as its SQL type (``sql`` and ``params``, the
+    statement sent: an integer beyond it, JSON with NaN) is InvalidInput naming it.
     """
     if isinstance(exc, psycopg.Error) and exc.diag.sqlstate in _BY_SQLSTATE:
         detail: dict[str, Any] = {}
@@ -129,6 +165,10 @@ def map_error(exc: BaseException) -> BaseException:
         # A row that does not fit its model is a driver/schema mismatch, not bad input.
         return exc
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
+        refused = None if sql is None or params is None else _refused_argument(sql, params)
+        if refused is not None:
+            name, why = refused
+            return InvalidInput(f"{name} {why}", {"argument": name})
         return InvalidInput(f"an argument cannot be sent to PostgreSQL: {exc}")
     return exc
 

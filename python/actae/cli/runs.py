@@ -62,9 +62,14 @@ def _json_arg(text: str | None, name: str) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:  # json.JSONDecodeError, or _no_constant's
         raise CommandError(f"{name} is not valid JSON: {exc}", code=2) from exc
+
+
+def _no_constant(name: str) -> Any:
+    """json.loads takes NaN and Infinity, which JSON (and jsonb) does not."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _rows(runs: list[RunRecord]) -> list[tuple[Any, ...]]:

@@ -3,6 +3,7 @@ what json.dumps stored, and refuses what it refused, with the same errors."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import json
 import uuid
@@ -13,7 +14,7 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 
-from actae import InvalidInput, SyncActaeClient, _json, calls
+from actae import ActaeClient, InvalidInput, NotFound, SyncActaeClient, _json, calls
 from tests.python.support.json_corpus import corpus, nested
 
 
@@ -74,6 +75,42 @@ def test_nan_is_refused_by_the_server_as_before(
     old = _refusal(transition)
     assert new == old == (InvalidInput, "22P02")
     assert client.get_state(channel).version == 0  # nothing written
+
+
+def test_an_argument_the_server_cannot_take_as_its_type_is_named(
+    dsn: str, client: SyncActaeClient, unique: Callable[..., str],
+) -> None:
+    """The server refuses such an argument before the function runs (its AC400 cannot name
+    it); the driver then names it, under both clients, and nothing is written."""
+    channel = unique("named")
+    refusals: list[tuple[Callable[[], object], str, str]] = [
+        (lambda: client.claim_execution(channel, "k", "t", {}, lease_seconds=2**31),
+         "lease_seconds", "out of range for a PostgreSQL integer: 2147483648"),
+        (lambda: client.start_run(channel, "a", {}, max_attempts=-(2**40)),
+         "max_attempts", "out of range for a PostgreSQL integer"),
+        (lambda: client.list_events(channel, 2**70), "after_cursor",
+         "out of range for a PostgreSQL bigint"),
+        (lambda: client.start_run(channel, "a", {"x": [1.5, float("nan")]}), "input",
+         "is not valid JSON: NaN and Infinity"),
+        (lambda: client.record_event(channel, "e", {"x": float("-inf")}), "payload",
+         "is not valid JSON"),
+    ]
+    for call, argument, message in refusals:
+        with pytest.raises(InvalidInput) as refused:
+            call()
+        assert refused.value.message.startswith(f"{argument} "), refused.value.message
+        assert message in refused.value.message
+        assert refused.value.detail == {"argument": argument}
+
+    async def async_refusal() -> InvalidInput:
+        async with ActaeClient(dsn) as aclient:
+            with pytest.raises(InvalidInput) as refused:
+                await aclient.sleep_run(channel, uuid.uuid4(), "s", 2**31)
+            return refused.value
+
+    assert asyncio.run(async_refusal()).detail == {"argument": "seconds"}
+    with pytest.raises(NotFound):
+        client.get_channel(channel)
 
 
 @pytest.mark.parametrize(("depth", "expected"), [(300, None), (508, None), (520, "AC400"),

@@ -53,6 +53,10 @@ def test_start_show_list_event_cancel(dsn: str, unique: Callable[..., str],
     assert capsys.readouterr().out == f"run {channel} replayed: cancelled\n"
     assert main(["event", "send", channel, "x", "--payload", "{bad", "--dsn", dsn]) == 2
     capsys.readouterr()
+    # Python's json takes NaN and Infinity; JSON does not: a usage error, before any call.
+    assert main(["run", "start", channel + "-nan", "refund", "--input", '{"a": NaN}',
+                 "--dsn", dsn]) == 2
+    assert "--input is not valid JSON: NaN is not a JSON number" in capsys.readouterr().err
     # A misspelled channel is refused, nothing recorded; --create records it there.
     typo = channel + "-typo"
     assert main(["event", "send", typo, "approval", "--dsn", dsn]) == 1
