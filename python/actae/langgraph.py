@@ -32,6 +32,7 @@ import psycopg
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
 from langgraph.checkpoint.base import (
     WRITES_IDX_MAP,
     BaseCheckpointSaver,
@@ -613,8 +614,22 @@ def _message(result: Any, call_id: str, name: str) -> ToolMessage:
         parts = cast(dict[str, Any], result[_TOOL_MESSAGE])
         return ToolMessage(content=parts["content"], artifact=parts["artifact"],
                            status=parts["status"], tool_call_id=call_id, name=name)
-    content = result if isinstance(result, str) else json.dumps(result)
-    return ToolMessage(content=content, tool_call_id=call_id, name=name)
+    return ToolMessage(content=_content(result), tool_call_id=call_id, name=name)
+
+
+def _content(result: Any) -> Any:
+    """A tool's output as LangChain makes it a ToolMessage's content: text and a list of
+    content blocks (text, an image...) as they are, anything else as its JSON text
+    (non-ASCII characters as they are)."""
+    if isinstance(result, str):
+        return result
+    blocks = cast(list[Any], result) if isinstance(result, list) else None
+    if blocks is not None and all(
+            isinstance(block, str) or (isinstance(block, dict) and cast(
+                dict[str, Any], block).get("type") in TOOL_MESSAGE_BLOCK_TYPES)
+            for block in blocks):
+        return blocks
+    return json.dumps(result, ensure_ascii=False)
 
 
 class DurableTool(BaseTool):

@@ -360,6 +360,36 @@ def test_return_direct_and_artifacts_are_the_tools_own(dsn, unique) -> None:
     assert runs == ["x"]
 
 
+def test_content_blocks_and_non_ascii_reach_the_model_as_without_actae(dsn, unique) -> None:
+    """A tool's output becomes the ToolMessage content the plain tool gives, live and
+    replayed: a list of content blocks (a chart: text and an image) stays a list, other
+    JSON is text with its non-ASCII characters as they are (it was all JSON text, \\u
+    escapes and the image as base64 text)."""
+    chart = [{"type": "text", "text": "chart for München"},
+             {"type": "image", "base64": "iVBORw0KGgo=", "mime_type": "image/png"}]
+
+    @tool
+    def plot(city: str) -> list[dict[str, str]]:
+        """Plot."""
+        return chart
+
+    @tool
+    def weather(city: str) -> dict[str, Any]:
+        """Weather."""
+        return {"city": city, "temp": 21.5}
+
+    config = {"configurable": {"thread_id": unique("lg-content")}}
+    with ActaeSaver.from_conn_string(dsn) as saver:
+        for plain in (plot, weather):
+            call = {"type": "tool_call", "name": plain.name, "args": {"city": "München"},
+                    "id": f"{plain.name}-1"}
+            expected = plain.invoke(call).content
+            durable = durable_tool(plain, saver)
+            live, replayed = durable.invoke(call, config), durable.invoke(call, config)
+            assert live.content == replayed.content == expected
+    assert expected == '{"city": "München", "temp": 21.5}'
+
+
 if __name__ == "__main__":
     _child(*sys.argv[1:5])
 
