@@ -131,12 +131,23 @@ def _refused_argument(sql: str, params: Mapping[str, Any]) -> tuple[str, str] | 
 
 
 def _not_finite(value: Any) -> bool:
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_not_finite(v) for v in cast(dict[Any, Any], value).values())
-    if isinstance(value, list | tuple):
-        return any(_not_finite(v) for v in cast(Sequence[Any], value))
+    """Whether a JSON value holds a NaN or infinite float (walked without recursion: the
+    value may be nested deeper than Python's stack; each container once: it may hold
+    itself, which the encoder refused)."""
+    stack: list[Any] = [value]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return True
+        if id(item) in seen:
+            continue
+        if isinstance(item, dict):
+            seen.add(id(cast(object, item)))
+            stack.extend(cast(dict[Any, Any], item).values())
+        elif isinstance(item, list | tuple):
+            seen.add(id(cast(object, item)))
+            stack.extend(cast(Sequence[Any], item))
     return False
 
 
@@ -165,7 +176,9 @@ def map_error(exc: BaseException, sql: str | None = None,
         # A row that does not fit its model is a driver/schema mismatch, not bad input.
         return exc
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
-        refused = None if sql is None or params is None else _refused_argument(sql, params)
+        # Refused by the server (class 22) before the function ran, not by the encoder.
+        server = isinstance(exc, psycopg.DataError) and (exc.sqlstate or "").startswith("22")
+        refused = _refused_argument(sql, params) if server and sql and params else None
         if refused is not None:
             name, why = refused
             return InvalidInput(f"{name} {why}", {"argument": name})

@@ -109,6 +109,12 @@ def test_an_argument_the_server_cannot_take_as_its_type_is_named(
             return refused.value
 
     assert asyncio.run(async_refusal()).detail == {"argument": "seconds"}
+    # What the encoder refused (a value holding itself) is not blamed on its NaN.
+    circular: list[Any] = [float("nan")]
+    circular.append(circular)
+    with pytest.raises(InvalidInput, match="Circular reference") as refused:
+        client.record_event(channel, "e", circular)
+    assert refused.value.detail == {}
     with pytest.raises(NotFound):
         client.get_channel(channel)
 
