@@ -241,7 +241,15 @@ class Server:
         return self.port
 
     def init(self) -> None:
-        """Create the folders and, once, the cluster (initdb) with the settings."""
+        """Create the folders and, once, the cluster (initdb) with the settings. A folder
+        that holds other files and no cluster is refused (ServerFailed), untouched: it is
+        somebody's, and remove() would leave the server's files in it mixed with theirs."""
+        foreign = _foreign_entries(self.base)
+        if foreign and not (self.data / "PG_VERSION").is_file():
+            raise ServerFailed(
+                f"{self.base} is not empty ({', '.join(foreign[:3])}"
+                f"{', ...' if len(foreign) > 3 else ''}) and holds no Actae server:"
+                " give a new or empty folder")
         for folder in (self.base, self.run_dir, self.log.parent):
             folder.mkdir(parents=True, exist_ok=True)
             if self.as_root:
@@ -336,11 +344,20 @@ class Server:
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def remove(self) -> None:
-        """Stop and delete the cluster's folder (and the requested one, when different)."""
+        """Stop the server and delete its files (SERVER_ENTRIES) from its folder, and from
+        the requested one when it moved; each folder goes too once nothing else is in it.
+        Nothing else is ever deleted: a folder may hold files of its user's."""
         self.stop()
-        shutil.rmtree(self.base, ignore_errors=True)
-        if self.requested != self.base:
-            shutil.rmtree(self.requested, ignore_errors=True)
+        for folder in dict.fromkeys((self.base, self.requested)):
+            for name in SERVER_ENTRIES:
+                entry = folder / name
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        entry.unlink()
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
 
     # -- connections -------------------------------------------------------------------------
     def dsn(self, dbname: str = DATABASE) -> str:
@@ -439,6 +456,21 @@ def _install_copy(install: Path) -> Path:
     key = f"{install.resolve()}:{stamp.st_size}:{stamp.st_mtime_ns}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     return Path(tempfile.gettempdir()) / f"actae-pg-install-{digest}"
+
+
+#: What a server's folder holds (Server.init): the cluster, the socket's folder, the log and
+#: the password file. Server.remove deletes these and nothing else.
+SERVER_ENTRIES = ("pgdata", "run", "log", "password")
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    """The names in folder that are not a server's (none when it does not exist yet)."""
+    try:
+        return sorted(e.name for e in folder.iterdir() if e.name not in SERVER_ENTRIES)
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise ServerFailed(f"{folder} is a file, not a folder") from None
 
 
 def _usable_base(requested: Path, as_root: bool) -> Path:

@@ -83,6 +83,41 @@ def test_kept_server_in_an_unreachable_folder_moves_to_tmp(tmp_path: Path) -> No
     assert not server.running() and not server.base.exists()
 
 
+def test_a_folder_of_someone_elses_is_refused_and_clean_keeps_what_is_not_the_servers(
+) -> None:
+    """A server folder that already holds other files (a project, a home) is refused with
+    its owner and mode untouched; clean (remove) deletes the server's own files only, and
+    the folder only when nothing else is left in it."""
+    # Under /tmp: pytest's 0700 tmp_path would move the server out of it (user postgres
+    # cannot enter it), leaving the folder untouched anyway.
+    mine = Path(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp")) / "project"
+    mine.parent.chmod(0o755)
+    mine.mkdir(mode=0o755)
+    (mine / "notes.txt").write_text("important")
+    before = mine.stat()
+    with pytest.raises(pg.ServerFailed, match=r"project is not empty \(notes.txt\)"):
+        pg.Server(mine, port=pg.free_port(), listen="").start()
+    after = mine.stat()
+    assert (after.st_uid, after.st_mode) == (before.st_uid, before.st_mode)
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    shutil.rmtree(mine.parent)
+    # A server folder someone put a file in afterwards: clean leaves the file and the folder.
+    folder = Path(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp"))
+    folder.chmod(0o755)
+    server = pg.Server(folder, port=pg.free_port(), listen="")
+    assert server.base == folder
+    try:
+        server.start()
+        (folder / "notes.txt").write_text("mine")
+    finally:
+        server.remove()
+    assert not server.running()
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+    (folder / "notes.txt").unlink()
+    server.remove()
+    assert not folder.exists()
+
+
 def test_crash_then_start_keeps_committed_rows() -> None:
     server = pg.Server(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp"),
                        port=pg.free_port(), listen="")
