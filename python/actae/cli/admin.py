@@ -53,10 +53,10 @@ def _status(args: argparse.Namespace) -> int:
 
 def _executions(args: argparse.Namespace) -> int:
     with open_client(args) as client:
-        if args.stuck:
-            found = client.list_expired_leases(args.limit)
-        else:
-            found = client.list_executions(args.channel, args.status, False, args.limit)
+        if args.stuck and args.channel is None and args.status is None:
+            found = client.list_expired_leases(args.limit)  # oldest lease first
+        else:  # --stuck narrowed by --channel / --status: lapsed leases among those
+            found = client.list_executions(args.channel, args.status, args.stuck, args.limit)
     if args.json:
         print(to_json(found))
     else:

@@ -136,6 +136,13 @@ def test_executions_stuck_lists_only_lapsed_leases(
     assert str(lapsed["execution_id"]) in stuck_ids
     assert str(live["execution_id"]) not in stuck_ids
 
+    # --stuck narrowed to a channel (or a status) lists that channel's lapsed leases only:
+    # an operator about to cancel what it shows must not see another run's.
+    other = claim(conn, unique("cli-stuck-other"), "lapsed", "crawl")
+    expire(conn, other["execution_id"])
+    narrowed = ok_json(actae, "executions", "--stuck", "--channel", channel)
+    assert [e["execution_id"] for e in narrowed] == [str(lapsed["execution_id"])]
+    assert ok_json(actae, "executions", "--stuck", "--status", "completed") == []
     listed = ok_json(actae, "executions", "--channel", channel, "--status", "claimed")
     assert {e["key_name"] for e in listed} == {"lapsed", "live"}
     assert all(e["claim_token"] is None for e in listed)
