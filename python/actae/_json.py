@@ -78,8 +78,20 @@ def _dumps_fallback(value: Any) -> bytes:
 
 
 def jsonb(value: Any) -> Jsonb:
-    """value adapted as a jsonb parameter, encoded by dumps."""
+    """value adapted as a jsonb parameter, encoded by dumps; a Jsonb as it is (the command
+    line sends the JSON text it was given, so its numbers are stored as written)."""
+    if type(value) is Jsonb:
+        return value
     return Jsonb(value, dumps)
+
+
+def text(json_text: str) -> Jsonb:
+    """JSON text, sent as it is (its numbers exactly as written: not through float)."""
+    return Jsonb(json_text, _as_is)
+
+
+def _as_is(json_text: str) -> str:
+    return json_text
 
 
 def _default(value: Any) -> Any:

@@ -21,8 +21,10 @@ import sys
 import traceback
 from collections.abc import Callable
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
+from actae import _json
 from actae.cli.base import (
     MAX_ROWS,
     CommandError,
@@ -59,12 +61,15 @@ def _client(args: argparse.Namespace) -> SyncActaeClient:
 
 
 def _json_arg(text: str | None, name: str) -> Any:
+    """The JSON text given, checked, to be sent as it is: its numbers are stored as written
+    (read into Python, 19.999999999999999999 would be stored as 20.0)."""
     if text is None:
         return None
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        json.loads(text, parse_constant=_no_constant, parse_float=Decimal)
     except ValueError as exc:  # json.JSONDecodeError, or _no_constant's
         raise CommandError(f"{name} is not valid JSON: {exc}", code=2) from exc
+    return _json.text(text)
 
 
 def _no_constant(name: str) -> Any:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from actae import SyncActaeClient
@@ -69,6 +70,28 @@ def test_start_show_list_event_cancel(dsn: str, unique: Callable[..., str],
     assert capsys.readouterr().out == f"event approval recorded in {typo} at cursor 1\n"
     assert main(["runs", "--queue", queue, "--dsn", dsn]) == 0
     assert "cancelled" in capsys.readouterr().out
+
+
+def test_json_given_on_the_command_line_is_stored_as_written(
+        dsn: str, conn: psycopg.Connection, unique: Callable[..., str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """--payload and --input keep their numbers: read into Python floats first, an amount
+    of 19.999999999999999999 was stored as 20.0, and 1e400 refused."""
+    given = '{"amount": 19.999999999999999999, "ref": 12345678901234567890.5, "big": 1e400}'
+    channel = unique("exact")
+    assert main(["event", "send", channel, "n", "--create", "--payload", given,
+                 "--dsn", dsn]) == 0
+    assert main(["run", "start", channel + "-run", "refund", "--input", given,
+                 "--dsn", dsn]) == 0
+    capsys.readouterr()
+    same = conn.execute(
+        "select (select e.payload from actae.events as e where e.channel_id = %s)"
+        " = %s::jsonb, (select r.input from actae.runs as r where r.channel_id = %s)"
+        " = %s::jsonb", (channel, given, channel + "-run", given)).fetchone()
+    assert same == (True, True)
+    stored = conn.execute("select payload ->> 'amount' from actae.events"
+                          " where channel_id = %s", (channel,)).fetchone()
+    assert stored == ("19.999999999999999999",)
 
 
 def test_worker_command_runs_a_module_worker(dsn: str, unique: Callable[..., str],
