@@ -25,7 +25,7 @@ from psycopg_pool import ConnectionPool
 from pydantic import BaseModel
 
 from actae.client import SyncActaeClient
-from actae.errors import InvalidInput
+from actae.errors import InvalidInput, NotFound
 from actae.migrate import CONNECT_SECONDS, connect_timeout
 from actae.models import Execution
 
@@ -152,6 +152,17 @@ def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, No
             yield client
         finally:
             pool.close()
+
+
+def require_channel(client: SyncActaeClient, channel_id: str, create: str) -> None:
+    """Refuse (status 1) a channel that does not exist: the call about to be made would
+    create it (a misspelled id then gets the event or setting, the real channel not).
+    ``create``: what the command's --create does instead."""
+    try:
+        client.get_channel(channel_id)
+    except NotFound:
+        raise CommandError(f"channel {channel_id} does not exist (is the id misspelled?"
+                           f" --create {create})") from None
 
 
 def parse_uuid(text: str, argument: str) -> uuid.UUID:

@@ -20,6 +20,7 @@ from actae.cli.base import (
     interval_text,
     open_client,
     pairs,
+    require_channel,
     table,
     to_json,
 )
@@ -96,6 +97,8 @@ def _close(args: argparse.Namespace) -> int:
 def _key_ttl(args: argparse.Namespace) -> int:
     ttl = None if args.ttl.lower() == "none" else args.ttl
     with open_client(args) as client, interval_argument("TTL", ttl):
+        if not args.create:  # set_key_ttl creates a channel it does not find
+            require_channel(client, args.channel_id, "sets it on a new channel")
         channel = client.set_key_ttl(args.channel_id, ttl)
     if args.json:
         print(to_json(channel))
@@ -150,6 +153,8 @@ def _add_channel(sub: Subparsers) -> None:
                              help="how long finished keys replay, e.g. '7 days' (none: forever)")
     ttl.add_argument("channel_id", metavar="ID")
     ttl.add_argument("ttl", metavar="TTL")
+    ttl.add_argument("--create", action="store_true",
+                     help="create the channel when it does not exist (else refused)")
     ttl.set_defaults(handler=_key_ttl)
 
 

@@ -34,11 +34,11 @@ from actae.cli.base import (
     dsn_from,
     pairs,
     printable,
+    require_channel,
     table,
     to_json,
 )
 from actae.client import SyncActaeClient
-from actae.errors import NotFound
 from actae.runs import RunRecord
 from actae.worker import Worker
 
@@ -279,12 +279,7 @@ def _event_send(args: argparse.Namespace) -> int:
         # record_event creates a channel it does not find: an approval sent to a misspelled
         # run would be recorded where nothing waits for it, the run still waiting.
         if not args.create:
-            try:
-                client.get_channel(args.channel)
-            except NotFound:
-                raise CommandError(
-                    f"channel {args.channel} does not exist (is the id misspelled? --create"
-                    " records the event in a new channel)") from None
+            require_channel(client, args.channel, "records the event in a new channel")
         done = client.record_event(args.channel, args.event_type, payload, args.operation_id)
     if args.json:
         print(to_json(done))

@@ -243,7 +243,8 @@ def test_channel_close_key_ttl_and_purge(
             "update actae.executions set claimed_at = claimed_at - interval '2 days',"
             " finished_at = finished_at - interval '2 days' where channel_id = %s", (old,))
 
-    assert ok_json(actae, "channel", "key-ttl", keyed, "1 hour")["key_ttl"] == "PT1H"
+    assert ok_json(actae, "channel", "key-ttl", keyed, "1 hour",
+                   "--create")["key_ttl"] == "PT1H"
     complete(conn, claim(conn, keyed, "k", "search"), [2])
     conn.execute("update actae.executions set finished_at = finished_at - interval '2 hours'"
                  " where channel_id = %s", (keyed,))

@@ -68,18 +68,25 @@ def test_bad_intervals_are_one_line_naming_the_argument(dsn: str,
     assert one_line(actae("purge", "--older-than", "thirty days", dsn=dsn), 2) == (
         "actae purge: --older-than must be an interval such as '30 days' or '12 hours', "
         "got 'thirty days'")
-    assert one_line(actae("channel", "key-ttl", unique("cli-ttl"), "7 dayz", dsn=dsn), 2) == (
+    assert one_line(actae("channel", "key-ttl", unique("cli-ttl"), "7 dayz", "--create",
+                          dsn=dsn), 2) == (
         "actae channel: TTL must be an interval such as '30 days' or '12 hours', "
         "got '7 dayz'")
     # in range checks stay Actae's own (AC400 names the argument)
     assert "AC400" in one_line(actae("channel", "key-ttl", unique("cli-ttl"), "200 years",
-                                     dsn=dsn))
+                                     "--create", dsn=dsn))
 
 
 def test_key_ttl_is_printed_as_an_interval_people_read(dsn: str,
                                                         unique: Callable[..., str]) -> None:
     channel = unique("cli-ttl")
-    done = actae("channel", "key-ttl", channel, "36 hours", dsn=dsn)
+    # A channel that does not exist is refused (a misspelled id would get the lifetime, the
+    # real channel not), and not created; --create sets it on a new one.
+    assert one_line(actae("channel", "key-ttl", channel, "36 hours", dsn=dsn), 1) == (
+        f"actae channel: channel {channel} does not exist (is the id misspelled? --create"
+        " sets it on a new channel)")
+    assert one_line(actae("channel", "show", channel, dsn=dsn), 1).endswith("[AC404]")
+    done = actae("channel", "key-ttl", channel, "36 hours", "--create", dsn=dsn)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"channel {channel} key lifetime: 1 day 12 hours\n"
     shown = actae("channel", "show", channel, dsn=dsn)
