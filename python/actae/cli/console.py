@@ -234,7 +234,9 @@ def _run_console(args: argparse.Namespace) -> int:
     # Checked before uvicorn starts, so a bad DSN or a writer role is one line and status 1
     # (the app's lifespan checks the role again, for anyone serving create_app directly).
     with open_client(args) as client:
-        if not args.allow_writer and client.role_can_write():
+        # Asked with --allow-writer too: on a database never migrated it is the one-line
+        # "is this database migrated?", not a console answering every page with an error.
+        if client.role_can_write() and not args.allow_writer:
             raise CommandError(
                 "the console's database role can write to the ledger; connect as a role "
                 "granted only actae_auditor (see docs/console.md), or pass --allow-writer "

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import sys
 from typing import Any
 
 import uvicorn
@@ -25,6 +27,16 @@ class _Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, stopping: asyncio.Event) -> None:
         super().__init__(config)
         self.stopping = stopping
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Bind; once it answers, say where on stderr (uvicorn's own line is at level
+        info, below the default warning)."""
+        await super().startup(sockets)
+        if self.started:
+            host = self.config.host
+            shown = f"[{host}]" if ":" in host else host
+            print(f"actae console: serving http://{shown}:{self.config.port}/"
+                  " (Ctrl-C stops it)", file=sys.stderr, flush=True)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         super().handle_exit(sig, frame)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -12,10 +13,13 @@ import time
 import uuid
 from pathlib import Path
 
+import httpx
 import psycopg
 import pytest
 
 from actae.cli.main import main
+from actae.pg import free_port
+from tests.python.support.databases import empty_database
 
 # The command line's own behaviour (output, statuses, signals) over the SQL the other suites
 # run on every server: make test runs it in its PostgreSQL 18 pass only.
@@ -68,6 +72,29 @@ def test_console_checks_the_database_before_serving(dsn: str) -> None:
     # a Host pattern the Host check cannot use: one line, before anything starts
     line = one_line(run(dsn, "console", "--port", "1", "--allowed-host", "a*.example"), 2)
     assert "--allowed-host 'a*.example'" in line
+    # a database never migrated, --allow-writer or not: one line (it served errors)
+    with empty_database(dsn) as empty:
+        line = one_line(run(dsn, "console", "--dsn", empty, "--port", "1", "--allow-writer"), 1)
+    assert line.endswith("(is this database migrated? run actae migrate)"), line
+
+
+def test_console_says_where_it_serves(dsn: str) -> None:
+    """`actae console` printed nothing when it started (uvicorn's line is below its default
+    log level): now one line on stderr with its URL, once it answers."""
+    port = free_port()
+    process = subprocess.Popen(
+        [str(ACTAE), "console", "--dsn", dsn, "--port", str(port), "--allow-writer"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        ready, _, _ = select.select([process.stderr], [], [], 20)
+        assert ready, "nothing on stderr within 20 s"
+        line = process.stderr.readline()
+        assert line == f"actae console: serving http://127.0.0.1:{port}/ (Ctrl-C stops it)\n"
+        assert httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=20)
 
 
 def test_agent_strings_are_escaped_in_text_output(dsn: str) -> None:
