@@ -97,6 +97,10 @@ def _run_timeline(args: argparse.Namespace) -> int:
             _print_timeline(rows, args.json, first)
             first = False
             if not rows or not args.all:
+                if len(rows) == args.limit and not args.json:  # a full page: maybe more
+                    print(f"actae timeline: {len(rows)} rows shown (--limit); more may follow"
+                          f" clock {rows[-1].clock}: --after {rows[-1].clock}, or --all",
+                          file=sys.stderr)
                 return 0
             after = rows[-1].clock
 

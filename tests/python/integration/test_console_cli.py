@@ -99,6 +99,14 @@ def test_timeline_limit_above_1000_is_one_page(
                      " from generate_series(1, 1200) as i", (channel,))
     assert main(["timeline", channel, "--dsn", dsn, "--json", "--limit", "1500"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1200
+    # A full page of text says on stderr that more may follow, and how to see it.
+    assert main(["timeline", channel, "--dsn", dsn, "--limit", "1000"]) == 0
+    shown = capsys.readouterr()
+    assert len(shown.out.splitlines()) == 1001  # the header and 1000 rows
+    assert shown.err == ("actae timeline: 1000 rows shown (--limit); more may follow clock"
+                         " 1000: --after 1000, or --all\n")
+    assert main(["timeline", channel, "--dsn", dsn, "--limit", "1500"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("argv", [
