@@ -132,17 +132,23 @@ MAX_BIGINT = 2**63 - 1
 MAX_AFTER_CLOCK = MAX_BIGINT - 1
 
 
-@contextmanager
-def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, None]:
-    """A SyncActaeClient on one connection to the command's database. A database that cannot
-    be reached fails at once (within CONNECT_SECONDS) with libpq's own one-line reason, rather
-    than after the pool's retries."""
-    dsn = dsn_from(args)
+def reachable(dsn: str) -> str:
+    """dsn, once a connection to it succeeded within CONNECT_SECONDS; else CommandError with
+    libpq's own one-line reason (status 1)."""
     try:
         psycopg.connect(dsn, **connect_timeout(dsn)).close()
     except psycopg.OperationalError as exc:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise CommandError(f"cannot connect to the database: {reason}") from None
+    return dsn
+
+
+@contextmanager
+def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, None]:
+    """A SyncActaeClient on one connection to the command's database. A database that cannot
+    be reached fails at once (within CONNECT_SECONDS) with libpq's own one-line reason, rather
+    than after the pool's retries."""
+    dsn = reachable(dsn_from(args))
     pool: ConnectionPool = ConnectionPool(dsn, min_size=1, max_size=1,
                                           kwargs={"autocommit": True}, open=False,
                                           timeout=CONNECT_SECONDS)

@@ -24,6 +24,7 @@ from actae.cli.base import (
     dsn_from,
     open_client,
     printable,
+    reachable,
     table,
 )
 from actae.console.exact import ConsoleClient, SyncConsoleClient
@@ -84,7 +85,7 @@ def _print_timeline(rows: Iterable[TimelineEntry], as_json: bool, headers: bool)
 
 
 def _run_timeline(args: argparse.Namespace) -> int:
-    dsn = dsn_from(args)
+    dsn = reachable(dsn_from(args))
     if args.follow:
         # Ctrl-C is how --follow ends: asyncio.run cancels the follow (its connection
         # released) and re-raises it, for actae.cli.main to end the command quietly.
@@ -144,7 +145,7 @@ def _add_timeline(sub: Subparsers) -> None:
 
 
 def _run_forks(args: argparse.Namespace) -> int:
-    with SyncConsoleClient(dsn_from(args), max_size=1) as client:
+    with SyncConsoleClient(reachable(dsn_from(args)), max_size=1) as client:
         nodes = client.fork_tree(args.channel_id, args.limit)
     if args.json:
         print(json_text([_exact(n, metadata=n.metadata) for n in nodes], ensure_ascii=True))
@@ -201,7 +202,7 @@ def _print_diff(d: StateDiff) -> None:
 
 
 def _run_diff(args: argparse.Namespace) -> int:
-    with SyncConsoleClient(dsn_from(args), max_size=1) as client:
+    with SyncConsoleClient(reachable(dsn_from(args)), max_size=1) as client:
         d = client.diff_states(args.channel_a, args.channel_b, args.limit)
     if args.json:
         changes = [_exact(c, a=c.a, b=c.b) for c in d.changes]

@@ -31,14 +31,13 @@ from actae.cli.base import (
     Subparsers,
     at_least_one,
     count,
-    dsn_from,
+    open_client,
     pairs,
     printable,
     require_channel,
     table,
     to_json,
 )
-from actae.client import SyncActaeClient
 from actae.runs import RunRecord
 from actae.worker import Worker
 
@@ -52,12 +51,6 @@ def _options(p: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     if json_flag:
         p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                        help="print JSON instead of text")
-
-
-def _client(args: argparse.Namespace) -> SyncActaeClient:
-    client = SyncActaeClient(dsn_from(args), max_size=1)
-    client.open()
-    return client
 
 
 def _json_arg(text: str | None, name: str) -> Any:
@@ -186,7 +179,7 @@ def _add_worker(sub: Subparsers) -> None:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    with _client(args) as client:
+    with open_client(args) as client:
         found = client.list_runs(args.queue, args.status, args.agent, args.limit)
     print(to_json(found) if args.json else table(_rows(found), RUN_HEADERS))
     return 0
@@ -219,7 +212,7 @@ def _run_start(args: argparse.Namespace) -> int:
                 # Near year 1 or 9999 (Python cannot convert it): today's local offset; the
                 # database still decides (the past is now, 9999 and later is refused).
                 run_at = run_at.replace(tzinfo=datetime.now().astimezone().tzinfo)
-    with _client(args) as client:
+    with open_client(args) as client:
         started = client.start_run(args.channel, args.agent, _json_arg(args.input, "--input"),
                                    args.queue, run_at, args.max_attempts)
     if args.json:
@@ -231,13 +224,13 @@ def _run_start(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    with _client(args) as client:
+    with open_client(args) as client:
         _show(client.get_run(args.channel), args.json)
     return 0
 
 
 def _run_cancel(args: argparse.Namespace) -> int:
-    with _client(args) as client:
+    with open_client(args) as client:
         done = client.cancel_run(args.channel, args.reason)
     if args.json:
         print(to_json(done))
@@ -275,7 +268,7 @@ def _add_run(sub: Subparsers) -> None:
 
 def _event_send(args: argparse.Namespace) -> int:
     payload = _json_arg(args.payload, "--payload")
-    with _client(args) as client:
+    with open_client(args) as client:
         # record_event creates a channel it does not find: an approval sent to a misspelled
         # run would be recorded where nothing waits for it, the run still waiting.
         if not args.create:

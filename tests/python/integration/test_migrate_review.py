@@ -105,6 +105,22 @@ def test_migrate_gives_up_on_a_server_that_never_answers(
 
 
 @pytest.mark.second  # see test_migrate_gives_up_on_a_server_that_never_answers
+def test_every_command_gives_up_as_the_others_do(
+        silent_server: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run, event and console commands connected with the client's own 5 s (PGCONNECT_
+    TIMEOUT ignored) where the others took CONNECT_SECONDS or what the environment says: now
+    each one checks the connection as they do, in one line."""
+    monkeypatch.setenv("PGCONNECT_TIMEOUT", "2")
+    dsn = f"host=127.0.0.1 port={silent_server} user=postgres dbname=actae sslmode=disable"
+    for command in (["runs"], ["run", "show", "x"], ["event", "send", "x", "y"],
+                    ["timeline", "x"], ["forks", "x"], ["status"]):
+        started = time.monotonic()
+        line = one_line(actae(*command, dsn=dsn, timeout=30))
+        assert line.startswith(f"actae {command[0]}: cannot connect to the database"), line
+        assert 1.5 < time.monotonic() - started < 4.5, command
+
+
+@pytest.mark.second  # see test_migrate_gives_up_on_a_server_that_never_answers
 def test_a_connect_timeout_in_the_dsn_is_kept(silent_server: int) -> None:
     dsn = f"host=127.0.0.1 port={silent_server} dbname=actae connect_timeout=3"
     started = time.monotonic()
@@ -137,7 +153,8 @@ def test_usage_mistakes_exit_2(dsn: str) -> None:
     assert "must be an interval" in one_line(actae("purge", "--older-than", "thirty days",
                                                    dsn=dsn), 2)
     # A value the database refuses is not a usage mistake: status 1 (AC400).
-    assert "AC400" in one_line(actae("channel", "key-ttl", "any-ttl", "200 years", dsn=dsn))
+    assert "AC400" in one_line(actae("channel", "key-ttl", "any-ttl", "200 years", "--create",
+                                     dsn=dsn))
 
 
 def test_a_json_migrate_that_fails_prints_what_it_committed(
