@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 from actae import demo as stories
-from actae.cli.base import Command, CommandError, Subparsers, checked_dsn
+from actae.cli.base import Command, CommandError, Subparsers, checked_dsn, count
 
 STORIES = tuple(stories.STORIES)
 DEFAULT_STORIES = ["crash", "fork"]
@@ -62,7 +62,7 @@ def _add_dev(sub: Subparsers) -> None:
                                    "DSN; run until Ctrl-C")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="where the server keeps its data (default: under your cache folder)")
-    p.add_argument("--port", type=int, default=None,
+    p.add_argument("--port", type=count(1, 65535), default=None,
                    help="TCP port (default: $ACTAE_PG_PORT, else 54320 when free, else a free one)")
     p.set_defaults(handler=_dev)
 
