@@ -98,13 +98,13 @@ from actae.errors import (
 )
 from actae.models import Execution
 from actae.plans.tools import describe, storable
-from actae.runs import RunRecord, WaitResult
+from actae.runs import RunRecord, SleepResult, WaitResult
 
 log = logging.getLogger("actae.worker")
 
 Agent = Callable[["Run"], Awaitable[Any]]
 A = TypeVar("A", bound=Agent)
-T = TypeVar("T")
+P = TypeVar("P", SleepResult, WaitResult)
 #: keys per list_completed read in the prefetch.
 _PREFETCH_PAGE = 10000
 # SQLSTATE classes of a statement too large to run: program limit exceeded, out of resources
@@ -154,8 +154,9 @@ class Run:
         self.cancel_requested = False
         self._counters: dict[str, int] = {}
         self._completed: dict[str, Execution] = {}
-        #: the key of the sleep or wait in progress, and of one another began beside
-        self._parking: str | None = None
+        #: the sleep or wait in progress (its key, and whether it parked the run once sent),
+        #: and the key of one another began beside
+        self._parking: tuple[str, asyncio.Future[str | None]] | None = None
         self._clashed: str | None = None
         #: tool calls answered from the prefetched executions in this attempt.
         self.prefetch_hits = 0
@@ -255,10 +256,8 @@ class Run:
         """Sleep durably: returns at once when the (first recorded) wake time has passed,
         else parks the run until then (the agent unwinds; it resumes from the top)."""
         sleep_key = self._key(key, "sleep")
-        done = await self._one_at_a_time(sleep_key, lambda: self.client.sleep_run(
-            self.channel_id, self.claim_token, sleep_key, duration))
-        if done.outcome != "elapsed":
-            raise _Parked(done.outcome)
+        await self._one_at_a_time(sleep_key, lambda: self.client.sleep_run(
+            self.channel_id, self.claim_token, sleep_key, duration), ("sleeping", "cancelled"))
 
     async def wait_for_event(
         self, event_type: str, *, timeout: timedelta | float, key: str | None = None
@@ -268,33 +267,47 @@ class Run:
         received event (``.payload``) or, once the deadline passed, a result with
         ``.timed_out``; otherwise parks the run until one of the two happens."""
         wait_key = self._key(key, f"wait:{event_type}", _KEY_BYTES)
-        done = await self._one_at_a_time(wait_key, lambda: self.client.wait_for_event(
-            self.channel_id, self.claim_token, wait_key, event_type, timeout))
-        if done.outcome in ("waiting", "cancelled"):
-            raise _Parked(done.outcome)
-        return done
+        return await self._one_at_a_time(wait_key, lambda: self.client.wait_for_event(
+            self.channel_id, self.claim_token, wait_key, event_type, timeout),
+            ("waiting", "cancelled"))
 
-    async def _one_at_a_time(self, key: str, send: Callable[[], Awaitable[T]]) -> T:
-        """Send a sleep or wait unless another is in progress (ConcurrentWait). It yields
-        once first, so a sibling begun with it (a TaskGroup, gather) raises before either
-        is sent, and this one, told so, raises too."""
+    async def _one_at_a_time(self, key: str, send: Callable[[], Awaitable[P]],
+                             parks: tuple[str, ...]) -> P:
+        """Send a sleep or wait (``send``; an outcome in ``parks`` parks the run: _Parked)
+        unless another is in progress. It yields once first, so when a second begins beside
+        it in the same loop round (a TaskGroup, gather) neither is sent: ConcurrentWait for
+        both. A second begun once this one was sent waits for its outcome: parked, the
+        second unwinds too (the run resumes from the top, where the two meet again); else
+        it raises ConcurrentWait, for the run to fail, not to go on having missed events."""
         if self._parking is not None:
-            self._clashed = self._parking
+            first, outcome = self._parking
+            self._clashed = first
+            parked = await asyncio.shield(outcome)
+            if parked is not None:
+                raise _Parked(parked)
             raise ConcurrentWait(
-                f"run {self.channel_id}: {key} began while {self._parking} was in progress;"
+                f"run {self.channel_id}: {key} began while {first} was in progress;"
                 " a run sleeps or waits for one thing at a time (wait for one event type,"
                 " with a timeout: docs/runs.md)")
-        self._parking = key
+        outcome: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._parking = (key, outcome)
+        parked: str | None = None
         try:
             await asyncio.sleep(0)
             if self._clashed == key:
-                self._clashed = None
                 raise ConcurrentWait(
                     f"run {self.channel_id}: another sleep or wait began beside {key};"
                     " a run sleeps or waits for one thing at a time (docs/runs.md)")
-            return await send()
+            done = await send()
+            if done.outcome in parks:
+                parked = done.outcome
+                raise _Parked(parked)
+            return done
         finally:
             self._parking = None
+            if self._clashed == key:
+                self._clashed = None
+            outcome.set_result(parked)
 
     async def transition(
         self, event_type: str, payload: Any = None, state: Any = None, *,

@@ -289,6 +289,35 @@ async def test_two_sleeps_or_waits_at_once_fail_the_run_and_send_neither(
 
 
 @_sync
+async def test_a_wait_begun_while_a_sleep_is_on_its_way_fails_the_run_not_its_event(
+        dsn: str, unique: Callable[..., str], caplog: pytest.LogCaptureFixture) -> None:
+    """With gather, a wait that begins a loop round later, the sleep's call already sent:
+    the sleep parks the run and the wait unwinds with it (it was raising at once, the run
+    failing while parked, a warning logged); resumed, the two meet again and the run fails
+    for good (ConcurrentWait) instead of going on with the wait recorded late."""
+
+    async def later() -> None:
+        await asyncio.sleep(0)
+        await run_of[0].wait_for_event("approval", timeout=60, key="ap")
+
+    run_of: list[Run] = []
+
+    async def both(run: Run) -> None:
+        run_of[:] = [run]
+        await asyncio.gather(run.sleep(1, key="reminder"), later())
+
+    row, attempts = await _failing_run(dsn, unique, both)
+    assert row.status == "failed" and row.error is not None, row
+    assert "ConcurrentWait" in row.error and "one thing at a time" in row.error, row.error
+    assert len(attempts) == 2  # parked once, then failed
+    assert not [r for r in caplog.records if "lost lease" in r.getMessage()], caplog.text
+    async with ActaeClient(dsn) as client:
+        events = await client.list_events(row.channel_id)
+    assert [e.event_type for e in events if e.event_type.startswith("actae.")] == [
+        "actae.sleep"]
+
+
+@_sync
 async def test_steps_on_the_longest_event_type_get_keys_the_server_accepts(
         dsn: str, unique: Callable[..., str]) -> None:
     """A derived wait key or operation id holds the event type; for one of 256 bytes (the
