@@ -56,6 +56,8 @@ from dataclasses import dataclass
 from time import monotonic
 from typing import Any, NamedTuple, NoReturn, cast
 
+import psycopg
+
 from actae import calls
 from actae.context import Tool, ToolContext, compensation_key, idempotency_key
 from actae.errors import (
@@ -124,6 +126,43 @@ class Attempt(LocalStep):
     call: calls.Call[Any]
 
 
+#: how long an outcome's record is sent again while the connections it goes through turn out
+#: broken (a restart, a failover, a terminated backend: the pool hands out each broken one
+#: once before it opens new ones)
+RECORD_RETRY_SECONDS = 10.0
+
+
+def _lost_connection(reply: object) -> bool:
+    """Whether a call failed for its connection, not for what the database said of it."""
+    return isinstance(reply, psycopg.OperationalError | psycopg.InterfaceError)
+
+
+def _recorded(call: calls.Call[Any]) -> Plan[Any]:
+    """Attempt an outcome's record (a completion or a failure), and again while the
+    connection broke under it, for up to RECORD_RETRY_SECONDS: the same token with the same
+    outcome again is a no-op success when the first was recorded after all (SPEC section 2),
+    so a dropped connection does not lose what the tool did (its next claim would run it
+    again). The reply: the call's result, or the Exception it last raised."""
+    deadline = monotonic() + RECORD_RETRY_SECONDS
+    delay = 0.0
+    while True:
+        reply = yield Attempt(call)
+        if not _lost_connection(reply) or monotonic() + delay > deadline:
+            return reply
+        if delay:
+            yield Sleep(delay)
+        delay = min(max(delay * 2, FIRST_BACKOFF), MAX_BACKOFF)
+
+
+def _noting(error: BaseException, failed: object) -> BaseException:
+    """The tool's own error, noting that its failure could not be recorded (``failed``):
+    what the caller sees is what the tool raised, not the connection's error."""
+    if isinstance(failed, Exception):
+        error.add_note(f"Actae could not record this failure (the execution stays in"
+                       f" flight; its next claim takes it over): {failed}")
+    return error
+
+
 def storable(text: str) -> str:
     """``text`` as an error is recorded: a NUL byte written ``\\x00``, a lone surrogate as
     its backslash escape (PostgreSQL text holds neither: refused, the failure would go
@@ -185,7 +224,7 @@ def _cancel(ctx: ToolContext, reason: str | None) -> Plan[NoReturn]:
     # An Attempt: when recording it fails (a dropped connection), that error is raised by
     # the plan as this element's outcome, so run_tools still records the other elements
     # (the execution stays cancel-requested; its next claim ends it as cancelled).
-    failed = yield Attempt(calls.fail_execution(
+    failed = yield from _recorded(calls.fail_execution(
         ctx.execution_id, f"cancelled: {reason or 'no reason given'}", ctx.claim_token,
         retryable=False, channel_id=ctx.channel_id,
     ))
@@ -249,7 +288,7 @@ def _run_owned(
     if outcome is None:
         outcome = yield from _supervise(tool, ctx, execution.lease_seconds)
     if isinstance(outcome, Returned):
-        done = yield Attempt(calls.complete_execution(
+        done = yield from _recorded(calls.complete_execution(
             ctx.execution_id, ctx.claim_token, outcome.value, channel_id=ctx.channel_id
         ))
         if isinstance(done, Execution):
@@ -260,10 +299,14 @@ def _run_owned(
     error = outcome.error
     if isinstance(error, Exception):
         # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
-        yield calls.fail_execution(
+        failed = yield from _recorded(calls.fail_execution(
             ctx.execution_id, describe(error), ctx.claim_token,
             retryable=not isinstance(error, PermanentError), channel_id=ctx.channel_id,
-        )
+        ))
+        if _lost_connection(failed):
+            raise _noting(error, failed)
+        if isinstance(failed, Exception):
+            raise failed  # refused (a lost lease, a cancellation's stored failure)
     raise error
 
 
@@ -424,7 +467,7 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
     if done:
         ctxs = [s.ctx for s in done if s.ctx is not None]
         values = [s.outcome.value for s in done if isinstance(s.outcome, Returned)]
-        rows = yield Attempt(calls.complete_executions(
+        rows = yield from _recorded(calls.complete_executions(
             [c.execution_id for c in ctxs], [c.claim_token for c in ctxs], values,
             channel_id=channel_id))
         if isinstance(rows, list):
@@ -432,7 +475,7 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
                 slot.outcome = Returned(row.result)
         else:
             for slot, ctx, value in zip(done, ctxs, values, strict=True):
-                one = yield Attempt(calls.complete_execution(
+                one = yield from _recorded(calls.complete_execution(
                     ctx.execution_id, ctx.claim_token, value, channel_id=channel_id))
                 if isinstance(one, Execution):
                     slot.outcome = Returned(one.result)
@@ -448,11 +491,13 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
         error = outcome.error
         if isinstance(error, Exception):
             # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
-            failed = yield Attempt(calls.fail_execution(
+            failed = yield from _recorded(calls.fail_execution(
                 ctx.execution_id, describe(error), ctx.claim_token,
                 retryable=not isinstance(error, PermanentError), channel_id=channel_id,
             ))
-            if isinstance(failed, Exception):
+            if _lost_connection(failed):
+                slot.outcome = Raised(_noting(error, failed))
+            elif isinstance(failed, Exception):
                 slot.outcome = Raised(failed)
 
 
