@@ -20,12 +20,14 @@ Private: a caller's own pool (``ActaeClient(pool=...)``) is never replaced.
 
 from __future__ import annotations
 
+import select
 import threading
 from time import monotonic
 from typing import Any, TypeVar
 
+import psycopg
 from psycopg import AsyncConnection, Connection
-from psycopg.pq import TransactionStatus
+from psycopg.pq import ConnStatus, TransactionStatus
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 PARK_SECONDS = 5.0
@@ -33,6 +35,35 @@ PARK_SECONDS = 5.0
 
 def _idle(conn: Connection[Any] | AsyncConnection[Any]) -> bool:
     return not conn.closed and conn.pgconn.transaction_status == TransactionStatus.IDLE
+
+
+_POLL = "_actae_poll"  # a connection's poll object, made once
+
+
+def _alive(conn: Connection[Any] | AsyncConnection[Any]) -> bool:
+    """Whether the server still holds this idle connection. A server that ends one (a
+    restart, a failover, pg_terminate_backend) sends why and closes it, so the socket of a
+    connection nobody uses turns readable; only then is its input read, which finds the
+    end. Otherwise a poll of the socket: about half a microsecond. A connection found ended
+    is closed, for the pool to drop; the call that would have failed on it gets another."""
+    if conn.closed:
+        return False
+    poller = getattr(conn, _POLL, None)
+    if poller is None:
+        poller = select.poll()
+        poller.register(conn.pgconn.socket, select.POLLIN)
+        setattr(conn, _POLL, poller)
+    try:
+        # Read while there is input: a notice or a notification is read and gone, the
+        # server's goodbye is followed by the end of the stream, which libpq reports.
+        for _ in range(4):
+            if not poller.poll(0):
+                return conn.pgconn.status == ConnStatus.OK
+            conn.pgconn.consume_input()
+    except psycopg.OperationalError:
+        pass
+    conn.pgconn.finish()  # closed at once, sync or async connection: the pool drops it
+    return False
 
 
 _SINCE = "_actae_out_since"  # when the connection last left the pool itself
@@ -62,11 +93,17 @@ class ParkingPool(ConnectionPool):
     def getconn(self, timeout: float | None = None) -> Connection[Any]:
         with self._park_lock:
             conn, self._parked = self._parked, None
-            if conn is not None and _fresh(conn):
+            if conn is not None and _fresh(conn) and _alive(conn):
                 return conn
             self._entering += 1
         try:
-            if conn is not None:  # parked too long: through the pool's checks again
+            if conn is not None:  # parked too long, or ended: through the pool's checks
+                super().putconn(conn)
+            # Each connection the server ended (all of them after a restart) is dropped.
+            for _ in range(self.max_size):
+                conn = super().getconn(timeout)
+                if _alive(conn):
+                    return _left(conn)
                 super().putconn(conn)
             return _left(super().getconn(timeout))
         finally:
@@ -102,11 +139,16 @@ class AsyncParkingPool(AsyncConnectionPool):
 
     async def getconn(self, timeout: float | None = None) -> AsyncConnection[Any]:
         conn, self._parked = self._parked, None
-        if conn is not None and _fresh(conn):
+        if conn is not None and _fresh(conn) and _alive(conn):
             return conn
         self._entering += 1
         try:
             if conn is not None:
+                await super().putconn(conn)
+            for _ in range(self.max_size):  # see ParkingPool.getconn
+                conn = await super().getconn(timeout)
+                if _alive(conn):
+                    return _left(conn)
                 await super().putconn(conn)
             return _left(await super().getconn(timeout))
         finally:

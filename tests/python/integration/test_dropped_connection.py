@@ -5,6 +5,8 @@ on the next claim; a failure that cannot be recorded raises the tool's own error
 from __future__ import annotations
 
 import asyncio
+import os
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -18,12 +20,30 @@ from actae.plans import tools
 
 
 def _terminate(dsn: str, application: str) -> int:
-    """End every backend of ``application`` (the client's pool) from another connection."""
+    """End every backend of ``application`` (the client's pool) from another connection,
+    and wait until they are gone (as after a restart); returns how many there were."""
     with psycopg.connect(dsn, autocommit=True) as admin:
-        rows = admin.execute(
-            "select pg_terminate_backend(pid) from pg_stat_activity"
-            " where application_name = %s", (application,)).fetchall()
-    return len(rows)
+        pids = [pid for (pid,) in admin.execute(
+            "select pid from pg_stat_activity where application_name = %s",
+            (application,)).fetchall()]
+        admin.execute("select pg_terminate_backend(pid) from unnest(%s::int[]) as pid",
+                      (pids,))
+    deadline = time.monotonic() + 10
+    for pid in pids:  # the process gone, its end of each socket is closed
+        while _running(pid):
+            assert time.monotonic() < deadline, f"backend {pid} did not end"
+            time.sleep(0.01)
+    return len(pids)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process (a server not run by us): it is there
+        return True
+    return True
 
 
 def _ledger(dsn: str, channel: str) -> list[tuple[Any, ...]]:
