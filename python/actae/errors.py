@@ -111,21 +111,29 @@ _BY_SQLSTATE: dict[str, type[ActaeError]] = {
 }
 
 
-# The statement's arguments as the driver sends them (actae.calls._sql): %(name)s::type.
-_ARGUMENT = re.compile(r"%\((\w+)\)[sb]::(\w+)")
+# The statement's arguments as the driver sends them (actae.calls._sql): %(name)s::type,
+# an array type with [].
+_ARGUMENT = re.compile(r"%\((\w+)\)[sb]::(\w+)(\[\])?")
 _INTEGERS = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
 
 
-def _refused_argument(sql: str, params: Mapping[str, Any]) -> tuple[str, str] | None:
-    """The argument whose cast the server refused before the function ran (class 22: an
-    integer beyond its SQL type, JSON with NaN or Infinity), and why; None when no argument
-    explains it. Only looked for once the server has refused the statement."""
-    for name, sql_type in _ARGUMENT.findall(sql):
+def _refused_argument(sql: str, params: Mapping[str, Any],
+                      message: str) -> tuple[str, str] | None:
+    """The argument whose cast the server refused before the function ran (class 22), as
+    its ``message`` says: an integer beyond its SQL type ("integer out of range"), JSON with
+    NaN or Infinity ("invalid input syntax for type json"); and why. None when no argument
+    of that type explains it (another argument's refusal is not blamed on it). Only looked
+    for once the server has refused the statement."""
+    for name, sql_type, array in _ARGUMENT.findall(sql):
         value = params.get(name)
+        values: Sequence[Any] = (cast(Sequence[Any], value)
+                                 if array and isinstance(value, list | tuple) else [value])
         bound = _INTEGERS.get(sql_type)
-        if bound and isinstance(value, int) and not -bound <= value < bound:
-            return name, f"is out of range for a PostgreSQL {sql_type}: {value}"
-        if isinstance(value, Jsonb) and _not_finite(value.obj):
+        beyond = [v for v in values if isinstance(v, int) and bound and not -bound <= v < bound]
+        if beyond and f"{sql_type} out of range" in message:
+            return name, f"is out of range for a PostgreSQL {sql_type}: {beyond[0]}"
+        if sql_type == "jsonb" and "type json" in message and any(
+                isinstance(v, Jsonb) and _not_finite(v.obj) for v in values):
             return name, "is not valid JSON: NaN and Infinity are not JSON numbers"
     return None
 
@@ -176,9 +184,11 @@ def map_error(exc: BaseException, sql: str | None = None,
         # A row that does not fit its model is a driver/schema mismatch, not bad input.
         return exc
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
+        refused = None
         # Refused by the server (class 22) before the function ran, not by the encoder.
-        server = isinstance(exc, psycopg.DataError) and (exc.sqlstate or "").startswith("22")
-        refused = _refused_argument(sql, params) if server and sql and params else None
+        if (isinstance(exc, psycopg.DataError) and (exc.sqlstate or "").startswith("22")
+                and sql and params):
+            refused = _refused_argument(sql, params, exc.diag.message_primary or "")
         if refused is not None:
             name, why = refused
             return InvalidInput(f"{name} {why}", {"argument": name})

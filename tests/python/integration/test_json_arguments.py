@@ -109,6 +109,16 @@ def test_an_argument_the_server_cannot_take_as_its_type_is_named(
             return refused.value
 
     assert asyncio.run(async_refusal()).detail == {"argument": "seconds"}
+    # An array argument is named too (a batch's params)...
+    with pytest.raises(InvalidInput) as refused:
+        client.run_tools([(lambda ctx: 1, "k", "t", {"x": float("inf")})], channel_id=channel)
+    assert refused.value.detail == {"argument": "params"}
+    # ...and another argument's refusal is not blamed on a NaN beside it.
+    with pytest.raises(InvalidInput, match="type uuid") as refused:
+        client.run(calls.Call("select %(id)s::uuid, %(result)s::jsonb",
+                              {"id": "not-a-uuid", "result": Jsonb({"x": float("nan")})},
+                              lambda rows: rows))
+    assert refused.value.detail == {}
     # What the encoder refused (a value holding itself) is not blamed on its NaN.
     circular: list[Any] = [float("nan")]
     circular.append(circular)
