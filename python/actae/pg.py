@@ -244,17 +244,21 @@ class Server:
         """Create the folders and, once, the cluster (initdb) with the settings. A folder
         that holds other files and no cluster is refused (ServerFailed), untouched: it is
         somebody's, and remove() would leave the server's files in it mixed with theirs."""
-        foreign = _foreign_entries(self.base)
-        if foreign and not (self.data / "PG_VERSION").is_file():
+        found = _entries(self.base)
+        if found and not _ours(self.base):
             raise ServerFailed(
-                f"{self.base} is not empty ({', '.join(foreign[:3])}"
-                f"{', ...' if len(foreign) > 3 else ''}) and holds no Actae server:"
+                f"{self.base} is not empty ({', '.join(found[:3])}"
+                f"{', ...' if len(found) > 3 else ''}) and holds no Actae server:"
                 " give a new or empty folder")
         for folder in (self.base, self.run_dir, self.log.parent):
             folder.mkdir(parents=True, exist_ok=True)
             if self.as_root:
                 shutil.chown(folder, SERVER_USER, SERVER_USER)
         self.base.chmod(0o700)
+        marker = self.base / MARKER
+        if not marker.exists():
+            marker.write_text("A local PostgreSQL server of Actae's (python -m actae.pg):"
+                              " clean deletes what it made here.\n")
         if (self.data / "PG_VERSION").is_file():
             return
         # Unix-socket connections are trusted: the socket lives in run/ under the 0700 folder,
@@ -344,20 +348,22 @@ class Server:
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def remove(self) -> None:
-        """Stop the server and delete its files (SERVER_ENTRIES) from its folder, and from
-        the requested one when it moved; each folder goes too once nothing else is in it.
-        Nothing else is ever deleted: a folder may hold files of its user's."""
+        """Stop the server and delete what it made (SERVER_ENTRIES) in its folder, and the
+        folder once nothing else is in it; a folder that is no server's (no MARKER, no
+        cluster) is left as it is, and so is the requested folder when the server was moved
+        out of it (it never wrote there). Nothing else is ever deleted."""
         self.stop()
-        for folder in dict.fromkeys((self.base, self.requested)):
-            for name in SERVER_ENTRIES:
-                entry = folder / name
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry, ignore_errors=True)
-                else:
-                    with contextlib.suppress(OSError):
-                        entry.unlink()
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # only when empty
+        if not _ours(self.base):
+            return
+        for name in SERVER_ENTRIES:
+            entry = self.base / name
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+        with contextlib.suppress(OSError):
+            self.base.rmdir()  # only when empty
 
     # -- connections -------------------------------------------------------------------------
     def dsn(self, dbname: str = DATABASE) -> str:
@@ -458,19 +464,27 @@ def _install_copy(install: Path) -> Path:
     return Path(tempfile.gettempdir()) / f"actae-pg-install-{digest}"
 
 
-#: What a server's folder holds (Server.init): the cluster, the socket's folder, the log and
-#: the password file. Server.remove deletes these and nothing else.
-SERVER_ENTRIES = ("pgdata", "run", "log", "password")
+#: The file that makes a folder a server's: Server.init writes it into the new or empty
+#: folder it takes (a folder holding a cluster made before it counts as one too).
+MARKER = ".actae-server"
+#: What a server's folder holds (Server.init): the cluster, the socket's folder, the log,
+#: the password file and the marker. Server.remove deletes these and nothing else.
+SERVER_ENTRIES = ("pgdata", "run", "log", "password", MARKER)
 
 
-def _foreign_entries(folder: Path) -> list[str]:
-    """The names in folder that are not a server's (none when it does not exist yet)."""
+def _entries(folder: Path) -> list[str]:
+    """The names in folder (none when it does not exist yet)."""
     try:
-        return sorted(e.name for e in folder.iterdir() if e.name not in SERVER_ENTRIES)
+        return sorted(e.name for e in folder.iterdir())
     except FileNotFoundError:
         return []
     except NotADirectoryError:
         raise ServerFailed(f"{folder} is a file, not a folder") from None
+
+
+def _ours(folder: Path) -> bool:
+    """Whether folder is a server's: marked by Server.init, or holding a cluster."""
+    return (folder / MARKER).is_file() or (folder / "pgdata" / "PG_VERSION").is_file()
 
 
 def _usable_base(requested: Path, as_root: bool) -> Path:

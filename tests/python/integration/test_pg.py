@@ -100,6 +100,26 @@ def test_a_folder_of_someone_elses_is_refused_and_clean_keeps_what_is_not_the_se
     after = mine.stat()
     assert (after.st_uid, after.st_mode) == (before.st_uid, before.st_mode)
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    # Files named as a server's are no server without its marker (or a cluster).
+    (mine / "notes.txt").unlink()
+    (mine / "log").mkdir()
+    (mine / "log" / "app.log").write_text("the app's")
+    with pytest.raises(pg.ServerFailed, match=r"project is not empty \(log\)"):
+        pg.Server(mine, port=pg.free_port(), listen="").start()
+    # A server moved out of the folder asked for (a space in its path) never writes there,
+    # and clean leaves it as it was, its files named like a server's included.
+    spaced = mine.parent / "my project"
+    spaced.mkdir()
+    for name in ("notes.txt", "password"):
+        (spaced / name).write_text("mine")
+    moved = pg.Server(spaced, port=pg.free_port(), listen="")
+    assert moved.base != spaced
+    try:
+        moved.start()
+    finally:
+        moved.remove()
+    assert sorted(p.name for p in spaced.iterdir()) == ["notes.txt", "password"]
+    assert not moved.base.exists()
     shutil.rmtree(mine.parent)
     # A server folder someone put a file in afterwards: clean leaves the file and the folder.
     folder = Path(tempfile.mkdtemp(prefix="actae-pgtest-", dir="/tmp"))
@@ -113,9 +133,7 @@ def test_a_folder_of_someone_elses_is_refused_and_clean_keeps_what_is_not_the_se
         server.remove()
     assert not server.running()
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
-    (folder / "notes.txt").unlink()
-    server.remove()
-    assert not folder.exists()
+    shutil.rmtree(folder)
 
 
 def test_crash_then_start_keeps_committed_rows() -> None:
