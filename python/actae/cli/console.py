@@ -98,10 +98,12 @@ def _run_timeline(args: argparse.Namespace) -> int:
             _print_timeline(rows, args.json, first)
             first = False
             if not rows or not args.all:
-                if len(rows) == args.limit and not args.json:  # a full page: maybe more
-                    print(f"actae timeline: {len(rows)} rows shown (--limit); more may follow"
-                          f" clock {rows[-1].clock}: --after {rows[-1].clock}, or --all",
-                          file=sys.stderr)
+                # Pages never split a clock, so a page can hold more or fewer rows than
+                # --limit: whether more follow is asked of the next page itself.
+                if rows and not args.json and client.timeline(args.channel_id,
+                                                              rows[-1].clock, 1):
+                    print(f"actae timeline: more rows follow clock {rows[-1].clock}:"
+                          f" --after {rows[-1].clock}, or --all", file=sys.stderr)
                 return 0
             after = rows[-1].clock
 

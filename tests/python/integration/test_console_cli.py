@@ -99,14 +99,27 @@ def test_timeline_limit_above_1000_is_one_page(
                      " from generate_series(1, 1200) as i", (channel,))
     assert main(["timeline", channel, "--dsn", dsn, "--json", "--limit", "1500"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1200
-    # A full page of text says on stderr that more may follow, and how to see it.
+    # A page of text with more after it says so on stderr, and how to see them.
     assert main(["timeline", channel, "--dsn", dsn, "--limit", "1000"]) == 0
     shown = capsys.readouterr()
     assert len(shown.out.splitlines()) == 1001  # the header and 1000 rows
-    assert shown.err == ("actae timeline: 1000 rows shown (--limit); more may follow clock"
-                         " 1000: --after 1000, or --all\n")
+    assert shown.err == "actae timeline: more rows follow clock 1000: --after 1000, or --all\n"
     assert main(["timeline", channel, "--dsn", dsn, "--limit", "1500"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_timeline_says_more_follow_when_a_clock_fills_the_page(
+    dsn: str, story: Story, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pages never split a clock: a page can hold fewer or more rows than --limit and still
+    have more after it (the story's first clocks hold several rows each)."""
+    assert main(["timeline", story.root, "--dsn", dsn, "--json", "--all"]) == 0
+    every = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["timeline", story.root, "--dsn", dsn, "--limit", "2"]) == 0
+    shown = capsys.readouterr()
+    last = int(shown.out.splitlines()[-1].split()[0])
+    assert last < every[-1]["clock"]
+    assert shown.err == f"actae timeline: more rows follow clock {last}: --after {last}, or --all\n"
 
 
 @pytest.mark.parametrize("argv", [
