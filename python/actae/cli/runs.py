@@ -62,6 +62,8 @@ def _json_arg(text: str | None, name: str) -> Any:
         json.loads(text, parse_constant=_no_constant, parse_float=Decimal)
     except ValueError as exc:  # json.JSONDecodeError, or _no_constant's
         raise CommandError(f"{name} is not valid JSON: {exc}", code=2) from exc
+    except RecursionError:
+        pass  # nested deeper than Python reads: the server judges it (its depth limit)
     return _json.text(text)
 
 

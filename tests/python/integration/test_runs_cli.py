@@ -92,6 +92,10 @@ def test_json_given_on_the_command_line_is_stored_as_written(
     stored = conn.execute("select payload ->> 'amount' from actae.events"
                           " where channel_id = %s", (channel,)).fetchone()
     assert stored == ("19.999999999999999999",)
+    # Nested deeper than Python reads: the server's own refusal, in one line (a traceback).
+    deep = "[" * 5000 + "]" * 5000
+    assert main(["event", "send", channel, "n", "--payload", deep, "--dsn", dsn]) == 1
+    assert "nested at most 512 levels deep [AC400]" in capsys.readouterr().err
 
 
 def test_worker_command_runs_a_module_worker(dsn: str, unique: Callable[..., str],
