@@ -59,6 +59,7 @@ def actae_dsn(request: pytest.FixtureRequest) -> Iterator[str]:
     # failures and its summary, then the process ends by that signal (exit status 143, 129).
     with exit_on_signals(later=True):
         if given:
+            _not_the_template(given, "--actae-dsn" if option else "ACTAE_TEST_DSN")
             migrate(given)
             yield given
             return
@@ -86,6 +87,14 @@ def actae_client(actae_dsn: str) -> Iterator[SyncActaeClient]:
         yield client
 
 
+def _not_the_template(dsn: str, source: str) -> None:
+    """Refuse the template as the session's database (before anything is written to it):
+    what the session wrote there would be in every database actae_fresh_dsn copies."""
+    if conninfo_to_dict(dsn).get("dbname") == _TEMPLATE:
+        raise RuntimeError(f"{source} names database {_TEMPLATE}, the template"
+                           " actae_fresh_dsn copies: give the session another database")
+
+
 def _admin_dsn(dsn: str) -> str:
     """The same server and role, database ``postgres`` (create/drop database run there)."""
     return make_conninfo(dsn, dbname="postgres")
@@ -97,9 +106,6 @@ def _create_from_template(
     """Create database ``name`` from the template, creating the template once per server and
     migrating it once per session (it may be left from an older run). A lock makes
     concurrent sessions wait rather than race (a template must have no other connection)."""
-    if conninfo_to_dict(dsn).get("dbname") == _TEMPLATE:
-        raise RuntimeError(f"--actae-dsn names database {_TEMPLATE}, the template"
-                           " actae_fresh_dsn copies: give the session another database")
     template_dsn = make_conninfo(dsn, dbname=_TEMPLATE)
     admin.execute("select pg_advisory_lock(hashtext('actae.testing template'))")
     try:

@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 
 USER_TESTS = '''
 import uuid
@@ -54,3 +56,28 @@ def test_plugin_starts_a_throwaway_server_and_ignores_actae_dsn(tmp_path: Path) 
     done = run_user_tests(tmp_path, ACTAE_DSN="host=/nonexistent port=1 dbname=production")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 passed" in done.stdout
+
+
+def test_the_template_is_refused_as_the_sessions_database(tmp_path: Path, dsn: str) -> None:
+    """Given as the session's database (ACTAE_TEST_DSN), the template was migrated and
+    written to, and every fresh database copied from it then held those rows; now every
+    fixture on it errors, before anything is written."""
+    template = make_conninfo(dsn, dbname="actae_template")
+    with psycopg.connect(make_conninfo(dsn, dbname="postgres"), autocommit=True) as admin:
+        if admin.execute("select from pg_database where datname = 'actae_template'").fetchone() \
+                is None:
+            admin.execute("create database actae_template")
+    before = _executions(template)
+    done = run_user_tests(tmp_path, ACTAE_TEST_DSN=template)
+    assert done.returncode == 1 and "3 errors" in done.stdout, done.stdout + done.stderr
+    assert "ACTAE_TEST_DSN names database actae_template" in done.stdout
+    assert _executions(template) == before
+
+
+def _executions(dsn: str) -> int | None:
+    """How many executions the database holds (None: not migrated)."""
+    with psycopg.connect(dsn) as conn:
+        if conn.execute("select to_regclass('actae.executions')").fetchone() == (None,):
+            return None
+        row = conn.execute("select count(*) from actae.executions").fetchone()
+        return None if row is None else int(row[0])
