@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import inspect
 import os
@@ -392,7 +393,9 @@ class ActaeClient:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # the plan's coroutine closed with no loop running (collected)
             return
-        task = loop.create_task(send())
+        # In a context of its own: the plan's (its run_tool span, with OpenTelemetry) has
+        # ended by the time the lease is given back.
+        task = loop.create_task(send(), context=contextvars.Context())
         self._giving_back.add(task)
         task.add_done_callback(self._giving_back.discard)
 

@@ -287,6 +287,35 @@ def test_a_call_cancelled_in_flight_ends_its_span_as_an_error(
     run(scenario())
 
 
+def test_a_cancelled_run_tools_lease_is_given_back_outside_its_ended_span(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A run_tool cut short (a timeout) gives its lease back once its tool has stopped, after
+    its span ended: that heartbeat was a child of the ended span and wrote to it ("Setting
+    attribute on ended span"); now it is a trace of its own."""
+    channel = unique("otel-giveback")
+
+    async def slow(ctx: Any) -> None:
+        await asyncio.sleep(30)
+
+    async def scenario() -> None:
+        async with ActaeClient(dsn) as client:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(client.run_tool(
+                    slow, channel_id=channel, key_name="k", tool_name="slow", params={}), 0.3)
+        # leaving the client waits for the give-back
+
+    with caplog.at_level(logging.WARNING):
+        run(scenario())
+    tool = only(spans, "actae.run_tool")
+    beat = only(spans, "actae.heartbeat_execution")
+    assert beat.parent is None or beat.parent.span_id != ids(tool)[1]
+    assert beat.start_time is not None and tool.end_time is not None
+    assert beat.start_time >= tool.end_time
+    assert "ended span" not in caplog.text, caplog.text
+
+
 def test_a_claim_made_inside_a_tool_does_not_take_the_run_tool_span(
     dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
 ) -> None:
