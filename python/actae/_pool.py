@@ -55,11 +55,15 @@ def _alive(conn: Connection[Any] | AsyncConnection[Any]) -> bool:
         setattr(conn, _POLL, poller)
     try:
         # Read while there is input: a notice or a notification is read and gone, the
-        # server's goodbye is followed by the end of the stream, which libpq reports.
+        # server's goodbye is followed by the end of the stream, which libpq reports
+        # (raising). Still readable after a few reads: notifications keep coming in (a
+        # connection that LISTENs), and the connection is as alive as its status says.
         for _ in range(4):
             if not poller.poll(0):
-                return conn.pgconn.status == ConnStatus.OK
+                break
             conn.pgconn.consume_input()
+        if conn.pgconn.status == ConnStatus.OK:
+            return True
     except psycopg.OperationalError:
         pass
     conn.pgconn.finish()  # closed at once, sync or async connection: the pool drops it

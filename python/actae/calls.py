@@ -54,6 +54,9 @@ class Call(Generic[T]):
     conn: Any = None
     #: fetch results in binary format (large bytea columns travel as bytes, not hex)
     binary: bool = False
+    #: the most seconds to wait for a connection from the client's pool (None: the pool's
+    #: timeout); an outcome's record sent again after a dropped connection sets it
+    wait: float | None = None
 
 
 def _json(value: Any) -> Jsonb | None:

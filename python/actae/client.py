@@ -326,7 +326,7 @@ class ActaeClient:
                 return await self._execute(_cursor(call.conn, call.binary), call)
             # getconn/putconn rather than pool.connection(): an autocommit connection has no
             # transaction to end, so the context manager's commit round is skipped.
-            conn = await self.pool.getconn()
+            conn = await self.pool.getconn(call.wait)
             try:
                 cur = _reused_cursor(conn, call.binary)
                 if conn.autocommit:
@@ -625,7 +625,7 @@ class SyncActaeClient:
         try:
             if call.conn is not None:
                 return self._execute(_cursor(call.conn, call.binary), call)
-            conn = self.pool.getconn()  # see ActaeClient._run
+            conn = self.pool.getconn(call.wait)  # see ActaeClient._run
             try:
                 cur = _reused_cursor(conn, call.binary)
                 if conn.autocommit:

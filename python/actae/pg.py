@@ -906,7 +906,10 @@ def _run_command(command: list[str], dsn: str, received: list[int]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m actae.pg", description="The repository's local PostgreSQL for Actae.")
-    parser.add_argument("--data", default=".actae", help="the server's folder (default .actae)")
+    # A folder of its own under .actae/, where the Makefile also keeps its logs: a server
+    # takes only a new or empty folder (Server.init).
+    parser.add_argument("--data", default=".actae/server",
+                        help="the server's folder (default .actae/server)")
     sub = parser.add_subparsers(dest="action", required=True)
     start = sub.add_parser("start", help="start, create and migrate database actae, print DSN")
     start.add_argument("--fresh", action="store_true", help="drop and recreate the database")

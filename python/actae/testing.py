@@ -30,7 +30,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
 from actae.client import SyncActaeClient
 from actae.migrate import migrate
@@ -89,8 +89,11 @@ def actae_client(actae_dsn: str) -> Iterator[SyncActaeClient]:
 
 def _not_the_template(dsn: str, source: str) -> None:
     """Refuse the template as the session's database (before anything is written to it):
-    what the session wrote there would be in every database actae_fresh_dsn copies."""
-    if conninfo_to_dict(dsn).get("dbname") == _TEMPLATE:
+    what the session wrote there would be in every database actae_fresh_dsn copies. The
+    database connected to is asked (PGDATABASE or a service may name it, not the DSN)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("select current_database()").fetchone()
+    if row is not None and row[0] == _TEMPLATE:
         raise RuntimeError(f"{source} names database {_TEMPLATE}, the template"
                            " actae_fresh_dsn copies: give the session another database")
 

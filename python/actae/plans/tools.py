@@ -52,7 +52,7 @@ still claimed or in progress (settle it first: run it again with run_tool).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from time import monotonic
 from typing import Any, NamedTuple, NoReturn, cast
 
@@ -137,30 +137,45 @@ def _lost_connection(reply: object) -> bool:
     return isinstance(reply, psycopg.OperationalError | psycopg.InterfaceError)
 
 
-def _recorded(call: calls.Call[Any]) -> Plan[Any]:
+def _recorded(call: calls.Call[Any]) -> Plan[tuple[Any, bool]]:
     """Attempt an outcome's record (a completion or a failure), and again while the
-    connection broke under it, for up to RECORD_RETRY_SECONDS: the same token with the same
-    outcome again is a no-op success when the first was recorded after all (SPEC section 2),
-    so a dropped connection does not lose what the tool did (its next claim would run it
-    again). The reply: the call's result, or the Exception it last raised."""
+    connection broke under it, for up to RECORD_RETRY_SECONDS in all (each attempt waits for
+    a connection only as long as is left): the same token with the same outcome again is a
+    no-op success when the first was recorded after all (SPEC section 2), so a dropped
+    connection does not lose what the tool did (its next claim would run it again). The
+    reply (the call's result, or the Exception it last raised) and whether it was sent
+    again."""
     deadline = monotonic() + RECORD_RETRY_SECONDS
-    delay = 0.0
+    delay, again = 0.0, False
     while True:
         reply = yield Attempt(call)
-        if not _lost_connection(reply) or monotonic() + delay > deadline:
-            return reply
+        left = deadline - monotonic() - delay
+        if not _lost_connection(reply) or left <= 0:
+            return reply, again
         if delay:
             yield Sleep(delay)
         delay = min(max(delay * 2, FIRST_BACKOFF), MAX_BACKOFF)
+        call, again = replace(call, wait=left), True
 
 
-def _noting(error: BaseException, failed: object) -> BaseException:
-    """The tool's own error, noting that its failure could not be recorded (``failed``):
-    what the caller sees is what the tool raised, not the connection's error."""
-    if isinstance(failed, Exception):
+def _failure_raised(error: BaseException, failed: object, again: bool) -> BaseException:
+    """What a tool's failure whose record was sent (``failed``: the reply) raises: the tool's
+    own error, unless the ledger refused the record for a reason of its own (a lost lease,
+    a cancellation's stored failure). A refusal of a record sent again after a dropped
+    connection says nothing sure (the first may have been recorded, and the execution
+    claimed again since, whose token then refuses the second): the tool's error, noted."""
+    if not isinstance(failed, Exception):
+        return error
+    if _lost_connection(failed):
         error.add_note(f"Actae could not record this failure (the execution stays in"
                        f" flight; its next claim takes it over): {failed}")
-    return error
+        return error
+    if again:
+        error.add_note(f"Actae lost the connection while recording this failure; sent again,"
+                       f" it was refused ({failed}): it was recorded, and the execution"
+                       f" claimed again since")
+        return error
+    return failed
 
 
 def storable(text: str) -> str:
@@ -224,7 +239,7 @@ def _cancel(ctx: ToolContext, reason: str | None) -> Plan[NoReturn]:
     # An Attempt: when recording it fails (a dropped connection), that error is raised by
     # the plan as this element's outcome, so run_tools still records the other elements
     # (the execution stays cancel-requested; its next claim ends it as cancelled).
-    failed = yield from _recorded(calls.fail_execution(
+    failed, _ = yield from _recorded(calls.fail_execution(
         ctx.execution_id, f"cancelled: {reason or 'no reason given'}", ctx.claim_token,
         retryable=False, channel_id=ctx.channel_id,
     ))
@@ -288,7 +303,7 @@ def _run_owned(
     if outcome is None:
         outcome = yield from _supervise(tool, ctx, execution.lease_seconds)
     if isinstance(outcome, Returned):
-        done = yield from _recorded(calls.complete_execution(
+        done, _ = yield from _recorded(calls.complete_execution(
             ctx.execution_id, ctx.claim_token, outcome.value, channel_id=ctx.channel_id
         ))
         if isinstance(done, Execution):
@@ -299,14 +314,11 @@ def _run_owned(
     error = outcome.error
     if isinstance(error, Exception):
         # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
-        failed = yield from _recorded(calls.fail_execution(
+        failed, again = yield from _recorded(calls.fail_execution(
             ctx.execution_id, describe(error), ctx.claim_token,
             retryable=not isinstance(error, PermanentError), channel_id=ctx.channel_id,
         ))
-        if _lost_connection(failed):
-            raise _noting(error, failed)
-        if isinstance(failed, Exception):
-            raise failed  # refused (a lost lease, a cancellation's stored failure)
+        raise _failure_raised(error, failed, again)
     raise error
 
 
@@ -467,15 +479,18 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
     if done:
         ctxs = [s.ctx for s in done if s.ctx is not None]
         values = [s.outcome.value for s in done if isinstance(s.outcome, Returned)]
-        rows = yield from _recorded(calls.complete_executions(
+        rows, _ = yield from _recorded(calls.complete_executions(
             [c.execution_id for c in ctxs], [c.claim_token for c in ctxs], values,
             channel_id=channel_id))
         if isinstance(rows, list):
             for slot, row in zip(done, cast(list[Execution], rows), strict=True):
                 slot.outcome = Returned(row.result)
+        elif _lost_connection(rows):  # still out of reach: each element would wait again
+            for slot in done:
+                slot.outcome, slot.recorded = Raised(rows), True
         else:
             for slot, ctx, value in zip(done, ctxs, values, strict=True):
-                one = yield from _recorded(calls.complete_execution(
+                one, _ = yield from _recorded(calls.complete_execution(
                     ctx.execution_id, ctx.claim_token, value, channel_id=channel_id))
                 if isinstance(one, Execution):
                     slot.outcome = Returned(one.result)
@@ -491,14 +506,12 @@ def _record(slots: list[_Slot], channel_id: str) -> Plan[None]:
         error = outcome.error
         if isinstance(error, Exception):
             # Not for KeyboardInterrupt and friends: like a crash, they leave it ambiguous.
-            failed = yield from _recorded(calls.fail_execution(
+            failed, again = yield from _recorded(calls.fail_execution(
                 ctx.execution_id, describe(error), ctx.claim_token,
                 retryable=not isinstance(error, PermanentError), channel_id=channel_id,
             ))
-            if _lost_connection(failed):
-                slot.outcome = Raised(_noting(error, failed))
-            elif isinstance(failed, Exception):
-                slot.outcome = Raised(failed)
+            if isinstance(failed, Exception):
+                slot.outcome = Raised(_failure_raised(error, failed, again))
 
 
 def run_tools(

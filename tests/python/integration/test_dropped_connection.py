@@ -104,12 +104,16 @@ def test_a_failure_that_cannot_be_recorded_raises_the_tools_own_error(
             # refuses at connection), as when the server stays down.
             _terminate(dsn, application)
             client.pool.kwargs["options"] = "-c search_path=x -c statement_timeout=x"
-            client.pool.timeout = 0.2  # how long each record waits for a new connection
+            client.pool.timeout = 4  # the first record waits this long for a connection
             raise ValueError(f"the real problem {uuid.uuid4().hex[:6]}")
 
+        started = time.monotonic()
         with pytest.raises(ValueError, match="the real problem") as raised:
             client.run_tool(broken, channel_id=channel, key_name="k", tool_name="t",
                             params={})
+        # The first record waits the pool's timeout for a connection; the records sent
+        # again wait only what is left of RECORD_RETRY_SECONDS (each waited 4 s more).
+        assert time.monotonic() - started < 7
     assert any("could not record this failure" in note
                for note in getattr(raised.value, "__notes__", []))
     assert _ledger(dsn, channel) == [("k", "claimed", 1)]

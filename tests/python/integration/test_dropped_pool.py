@@ -7,6 +7,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 
+import psycopg
 from psycopg.conninfo import make_conninfo
 
 from actae import ActaeClient, SyncActaeClient
@@ -48,3 +49,21 @@ def test_the_async_client_too(dsn: str, unique: Callable[..., str]) -> None:
                 await client.ledger_status()
 
     asyncio.run(main())
+
+
+def test_a_pooled_connection_with_notifications_waiting_is_kept(
+        dsn: str, unique: Callable[..., str]) -> None:
+    """A connection the caller made LISTEN, given back with thousands of notifications
+    waiting in its socket, is alive: the check reads them and keeps it (it was closed,
+    its LISTEN ended and the notifications lost)."""
+    topic = unique("topic").replace("-", "_")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        with client.pool.connection() as conn:
+            conn.execute(f"listen {topic}")
+            pid = conn.info.backend_pid
+        with psycopg.connect(dsn, autocommit=True) as sender:
+            sender.execute(f"select pg_notify('{topic}', repeat('x', 100) || i)"
+                           " from generate_series(1, 5000) as i")
+        with client.pool.connection() as conn:
+            assert conn.info.backend_pid == pid
+            conn.execute(f"unlisten {topic}")

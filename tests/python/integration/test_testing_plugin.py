@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg.conninfo import make_conninfo
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 USER_TESTS = '''
 import uuid
@@ -71,6 +71,11 @@ def test_the_template_is_refused_as_the_sessions_database(tmp_path: Path, dsn: s
     done = run_user_tests(tmp_path, ACTAE_TEST_DSN=template)
     assert done.returncode == 1 and "3 errors" in done.stdout, done.stdout + done.stderr
     assert "ACTAE_TEST_DSN names database actae_template" in done.stdout
+    # named by PGDATABASE, not in the DSN: the database connected to is what counts
+    unnamed = {k: v for k, v in conninfo_to_dict(dsn).items() if k != "dbname"}
+    done = run_user_tests(tmp_path, ACTAE_TEST_DSN=make_conninfo(**unnamed),  # type: ignore[arg-type]
+                          PGDATABASE="actae_template")
+    assert done.returncode == 1 and "3 errors" in done.stdout, done.stdout + done.stderr
     assert _executions(template) == before
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
+import psycopg
 import pytest
 
 from actae import calls
@@ -189,6 +190,57 @@ def test_a_result_the_ledger_refuses_is_recorded_as_a_permanent_failure() -> Non
     assert script.raises(run_tool(), InvalidInput) is refused
 
 
+def test_a_completion_whose_connection_broke_is_sent_again() -> None:
+    """The same token and result again: a no-op when the first reached the ledger, so the
+    tool's result is recorded once and the tool does not run again (SPEC section 2)."""
+    broken = psycopg.OperationalError("server closed the connection unexpectedly")
+    script = Script(
+        (is_call(CLAIM), claim("claimed")),
+        (is_step(Start), HANDLE),
+        (is_step(Wait), Returned(1)),
+        (is_attempt(COMPLETE), broken),
+        (is_attempt(COMPLETE), broken),
+        (is_step(Sleep), None),
+        (is_attempt(COMPLETE), execution(status="completed", result=1)),
+    )
+    assert script.run(run_tool()) == 1
+
+
+def test_a_failure_that_cannot_be_recorded_raises_the_tools_error_noted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plans, "RECORD_RETRY_SECONDS", 0.0)
+    broken = psycopg.OperationalError("server closed the connection unexpectedly")
+    error = ValueError("the tool's own")
+    script = Script(
+        (is_call(CLAIM), claim("claimed")),
+        (is_step(Start), HANDLE),
+        (is_step(Wait), Raised(error)),
+        (is_attempt(FAIL, error="ValueError: the tool's own"), broken),
+    )
+    assert script.raises(run_tool(), ValueError) is error
+    assert error.__notes__ == [
+        "Actae could not record this failure (the execution stays in flight; its next claim"
+        " takes it over): server closed the connection unexpectedly"]
+
+
+def test_a_failure_refused_when_sent_again_raises_the_tools_error_noted() -> None:
+    """The first record may have reached the ledger (its reply lost) and the execution been
+    claimed again since: the second is refused for that token, which says nothing of the
+    tool; the tool's own error is raised, not LeaseLost."""
+    broken = psycopg.OperationalError("server closed the connection unexpectedly")
+    lost = LeaseLost("claim_token is not the current owner's")
+    error = ValueError("the tool's own")
+    script = Script(
+        (is_call(CLAIM), claim("claimed")),
+        (is_step(Start), HANDLE),
+        (is_step(Wait), Raised(error)),
+        (is_attempt(FAIL), broken),
+        (is_attempt(FAIL), lost),
+    )
+    assert script.raises(run_tool(), ValueError) is error
+    assert "sent again, it was refused" in error.__notes__[0]
+
+
 def test_a_completion_refused_for_its_lease_records_nothing_more() -> None:
     lost = LeaseLost("claim token is not current")
     script = Script(
@@ -205,7 +257,7 @@ def test_an_error_text_postgres_cannot_store_is_recorded_escaped() -> None:
         (is_call(CLAIM), claim("claimed")),
         (is_step(Start), HANDLE),
         (is_step(Wait), Raised(ValueError("a\x00b \udc80"))),
-        (is_call(FAIL, error="ValueError: a\\x00b \\udc80"),
+        (is_attempt(FAIL, error="ValueError: a\\x00b \\udc80"),
          execution(status="failed", retryable=True)),
     )
     script.raises(run_tool(), ValueError)
@@ -217,7 +269,7 @@ def test_a_retryable_error_is_recorded_as_retryable_and_raised() -> None:
         (is_call(CLAIM), claim("claimed")),
         (is_step(Start), HANDLE),
         (is_step(Wait), Raised(error)),
-        (is_call(FAIL, error="ConnectionError: provider timed out", retryable=True),
+        (is_attempt(FAIL, error="ConnectionError: provider timed out", retryable=True),
          execution(status="failed", retryable=True)),
     )
     assert script.raises(run_tool(), ConnectionError) is error
@@ -232,7 +284,7 @@ def test_a_permanent_error_is_recorded_as_not_retryable_and_raised() -> None:
         (is_call(CLAIM), claim("claimed")),
         (is_step(Start), HANDLE),
         (is_step(Wait), Raised(CardDeclined("card declined"))),
-        (is_call(FAIL, error="CardDeclined: card declined", retryable=False),
+        (is_attempt(FAIL, error="CardDeclined: card declined", retryable=False),
          execution(status="failed", retryable=False)),
     )
     script.raises(run_tool(), CardDeclined)
@@ -243,10 +295,10 @@ def test_a_long_error_is_cut_to_the_stored_size() -> None:
         (is_call(CLAIM), claim("claimed")),
         (is_step(Start), HANDLE),
         (is_step(Wait), Raised(ValueError("x" * 20000))),
-        (is_call(FAIL), execution(status="failed", retryable=True)),
+        (is_attempt(FAIL), execution(status="failed", retryable=True)),
     )
     script.raises(run_tool(), ValueError)
-    assert len(script.steps[-1].params["error"]) == plans.MAX_ERROR_CHARS
+    assert len(script.steps[-1].call.params["error"]) == plans.MAX_ERROR_CHARS
 
 
 def test_keyboard_interrupt_records_nothing_like_a_crash() -> None:
