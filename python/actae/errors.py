@@ -129,9 +129,10 @@ def _refused_argument(sql: str, params: Mapping[str, Any],
         values: Sequence[Any] = (cast(Sequence[Any], value)
                                  if array and isinstance(value, list | tuple) else [value])
         bound = _INTEGERS.get(sql_type)
-        beyond = [v for v in values if isinstance(v, int) and bound and not -bound <= v < bound]
-        if beyond and f"{sql_type} out of range" in message:
-            return name, f"is out of range for a PostgreSQL {sql_type}: {beyond[0]}"
+        if bound and f"{sql_type} out of range" in message:
+            beyond = [v for v in values if isinstance(v, int) and not -bound <= v < bound]
+            if beyond:
+                return name, f"is out of range for a PostgreSQL {sql_type}: {beyond[0]}"
         if sql_type == "jsonb" and "type json" in message and any(
                 isinstance(v, Jsonb) and _not_finite(v.obj) for v in values):
             return name, "is not valid JSON: NaN and Infinity are not JSON numbers"
