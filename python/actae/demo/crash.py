@@ -22,6 +22,7 @@ exits non-zero when the story's invariant breaks: exactly one charge, two provid
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import signal
@@ -57,6 +58,12 @@ def worker(dsn: str, name: str, channel: str, crash_after_charge: bool) -> int:
 
     def tell(**facts: Any) -> None:  # machine-readable line for the demo
         print("@ " + json.dumps(facts, default=str), flush=True)
+
+    # Actae's own warnings (the ambiguous takeover) are part of the story: told in its voice.
+    log = logging.StreamHandler(sys.stdout)
+    log.setFormatter(logging.Formatter(
+        f"    [worker {name}, pid {os.getpid()}] Actae logs (%(levelname)s): %(message)s"))
+    logging.getLogger("actae").addHandler(log)
 
     provider = FakeProvider(dsn, namespace=f"{channel}/")
     with SyncActaeClient(dsn, max_size=1) as client:

@@ -40,6 +40,9 @@ def test_crash_demo_charges_once(dsn: str) -> None:
     # machine A's 2 s lease may lapse before B starts, so that line is not required.
     assert re.search(r"\[worker B, pid \d+\] claim -> reclaimed: .*"
                      r"\(fence 2, attempt 2, ambiguous = true\)", out)
+    # Actae's warning of the takeover is told by B, in the story, not as a bare stderr line.
+    assert re.search(r"\[worker B, pid \d+\] Actae logs \(WARNING\): ambiguous takeover", out)
+    assert "ambiguous takeover" not in done.stderr
     effects = re.findall(r"provider confirmed: charge effect #(\d+)", out)
     assert len(effects) == 2 and effects[0] == effects[1], "B must get A's charge back"
     assert re.search(r"\[worker C, pid \d+\] claim -> replayed", out)
