@@ -257,6 +257,7 @@ declare
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
     perform actae._require(p_tenant is null, 'tenant');
+    perform actae._check_text(p_tenant, 'tenant', 63);  -- a role name: at most 63 bytes
     v_tenant := actae._tenant_role(p_tenant);
     if v_tenant is null then
         perform actae._raise(

@@ -68,7 +68,8 @@ $$;
 -- header of this file); at most 1000 elements; an empty batch returns no rows.
 -- Cost: when no element has dedup_fields and the channel is not a fork, the new keys are
 -- claimed by one INSERT (the set path, below); only elements whose key exists already take
--- claim_execution's statements.
+-- claim_execution's statements. An empty batch checks its arguments and writes nothing (not
+-- even the channel).
 -- Raises: AC400 a missing or misshapen array, or an element's bad argument; an element's
 -- AC409 or AC403 (DETAIL names the element). AC404 (another tenant's channel), AC429
 -- (the tenant's channel quota, when the batch creates the channel) and the AC400 of a
@@ -126,6 +127,12 @@ begin
         -- The channel's argument error, without an element (claim_execution would name
         -- element 1), before any element's.
         perform actae._check_text(p_channel_id, 'channel_id');
+    end if;
+    if v_count = 0 then
+        -- An empty batch claims nothing and writes nothing: no channel is created (nor
+        -- counted against the tenant's quota) for it.
+        perform actae._check_range(v_lease_seconds, 'lease_seconds', 1);
+        return;
     end if;
     -- The set path: no element with dedup_fields, every argument within its limits and
     -- no key twice (checked in one statement), in a channel that is not a fork. One INSERT claims

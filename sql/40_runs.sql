@@ -25,15 +25,19 @@ $$;
 -- (start_run, an awaited event); LISTEN on it to wake an idle worker. The payload is
 -- empty: any role may LISTEN on any topic, and a queue name is shared by every tenant, so
 -- a notification says only that a run is due (the worker's claim_run finds which).
+-- Raises: AC400 a queue that is not 1 to 256 bytes of text (as start_run).
 create or replace function actae.queue_topic(
     p_queue text
 ) returns text
-language sql
+language plpgsql
 immutable
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select actae._queue_topic(p_queue);
+begin
+    perform actae._check_text(p_queue, 'queue', 256);  -- start_run's limit
+    return actae._queue_topic(p_queue);
+end;
 $$;
 
 -- actae._run_row — the API view of a run row; claim_token only when p_show_token.

@@ -971,8 +971,12 @@ begin
             w.b
         from walk as w
         where w.a is distinct from w.b
-            and not (jsonb_typeof(w.a) = 'object' and jsonb_typeof(w.b) = 'object')
-            and not (jsonb_typeof(w.a) = 'array' and jsonb_typeof(w.b) = 'array')
+            -- coalesce: a side that is missing (SQL null) makes a leaf of the other side's
+            -- object or array (added or removed whole), not a null that drops the row.
+            and not coalesce(jsonb_typeof(w.a) = 'object' and jsonb_typeof(w.b) = 'object',
+                false)
+            and not coalesce(jsonb_typeof(w.a) = 'array' and jsonb_typeof(w.b) = 'array',
+                false)
         order by w.sort_key
         limit p_max_changes + 1
     )

@@ -1805,7 +1805,7 @@ CREATE FUNCTION actae.purge(p_older_than interval, p_batch_size integer DEFAULT 
 --
 
 CREATE FUNCTION actae.queue_topic(p_queue text) RETURNS text
-    LANGUAGE sql IMMUTABLE SECURITY DEFINER
+    LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '5s'
     AS $$ (body in sql/) $$;

@@ -3,7 +3,7 @@
 -- max_changes bounds the list and truncated says more were left out.
 begin;
 \ir ../helpers.psql
-select plan(4);
+select plan(5);
 
 select actae.transition_state('tap-ds-a', 't', '{}',
     '{"plan": {"x": 1, "gone": true}, "list": [1, 2, 3], "same": {"k": [1]}, "kind": {"a": 1}}', 0);
@@ -18,6 +18,19 @@ select is((select changes from actae.diff_states('tap-ds-a', 'tap-ds-b')),
       {"path": ["plan", "new"], "op": "added", "a": null, "b": null},
       {"path": ["plan", "x"], "op": "changed", "a": 1, "b": 2}]'::jsonb,
     'every differing leaf, in path order; JSON null is a value, a missing key is not');
+-- An object or array added or removed whole is one change carrying it (a missing side is
+-- SQL null inside the walk, which must not drop the row).
+select actae.transition_state('tap-ds-c', 't', '{}',
+    '{"step": 2, "notes": [], "refund": {"amount_cents": 4200}, "xs": [1]}', 0);
+select actae.transition_state('tap-ds-d', 't', '{}',
+    '{"step": 2, "cart": {"sku-1": 2}, "xs": [1, {"k": 1}, [2]]}', 0);
+select is((select changes from actae.diff_states('tap-ds-c', 'tap-ds-d')),
+    '[{"path": ["cart"], "op": "added", "a": null, "b": {"sku-1": 2}},
+      {"path": ["notes"], "op": "removed", "a": [], "b": null},
+      {"path": ["refund"], "op": "removed", "a": {"amount_cents": 4200}, "b": null},
+      {"path": ["xs", "1"], "op": "added", "a": null, "b": {"k": 1}},
+      {"path": ["xs", "2"], "op": "added", "a": null, "b": [2]}]'::jsonb,
+    'objects and arrays added or removed whole are one change each');
 select results_eq(
     $$select version_a, version_b, truncated from actae.diff_states('tap-ds-a', 'tap-ds-b')$$,
     $$values (1::bigint, 1::bigint, false)$$, 'the versions compared, not truncated');
