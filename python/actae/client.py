@@ -79,6 +79,17 @@ def _sync_method(
     return method
 
 
+def _bound(signature: inspect.Signature, args: Any, kwargs: Any) -> inspect.BoundArguments:
+    """A plan's arguments for its observer and for the plan itself: an iterator (run_tools'
+    tool_calls given as a generator) is read once into a list both use, so the observer
+    looking at it does not leave the plan an exhausted one."""
+    bound = signature.bind(*args, **kwargs)
+    for name, value in bound.arguments.items():
+        if isinstance(value, Iterator):
+            bound.arguments[name] = list(cast(Iterator[Any], value))
+    return bound
+
+
 def _async_plan(
     factory: Callable[P, plans.Plan[T]],
 ) -> Callable[Concatenate[ActaeClient, P], Coroutine[Any, Any, T]]:
@@ -89,8 +100,9 @@ def _async_plan(
         watcher = observe.observer
         if watcher is None or not watcher.watches_plans():
             return await self.drive(factory(*args, **kwargs))
-        with watcher.plan(factory.__name__, signature.bind(*args, **kwargs).arguments):
-            return await self.drive(factory(*args, **kwargs))
+        bound = _bound(signature, args, kwargs)
+        with watcher.plan(factory.__name__, bound.arguments):
+            return await self.drive(factory(*bound.args, **bound.kwargs))
 
     return method
 
@@ -105,8 +117,9 @@ def _sync_plan(
         watcher = observe.observer
         if watcher is None or not watcher.watches_plans():
             return self.drive(factory(*args, **kwargs))
-        with watcher.plan(factory.__name__, signature.bind(*args, **kwargs).arguments):
-            return self.drive(factory(*args, **kwargs))
+        bound = _bound(signature, args, kwargs)
+        with watcher.plan(factory.__name__, bound.arguments):
+            return self.drive(factory(*bound.args, **bound.kwargs))
 
     return method
 

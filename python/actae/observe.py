@@ -51,7 +51,10 @@ _RUN_CALLS = frozenset({"heartbeat_run", "complete_run", "fail_run", "sleep_run"
                         "wait_for_event", "complete_run_and_claim"})
 # The name of each statement the driver sends, read from its SQL on first use; a statement
 # that calls more than one function has its driver method's name.
-_NAMES: dict[str, str] = {calls.COMPLETE_RUN_AND_CLAIM: "complete_run_and_claim"}
+_NAMES: dict[str, str] = {calls.COMPLETE_RUN_AND_CLAIM: "complete_run_and_claim",
+                          calls.CLAIM_RUNS_WITH_COMPLETED: "claim_runs_with_completed",
+                          # a page of events (the channel's topic rides along)
+                          calls.WATCH_PAGE: "list_events"}
 
 
 def call_name(call: calls.Call[Any]) -> str:

@@ -44,7 +44,8 @@ import contextlib
 import contextvars
 import logging
 from collections.abc import Generator, Mapping
-from typing import Any, NamedTuple, cast
+from dataclasses import dataclass
+from typing import Any, cast
 
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
@@ -62,14 +63,18 @@ _ARGUMENTS = ("channel_id", "key_name", "tool_name", "execution_id")
 log = logging.getLogger("actae.otel")
 
 
-class _Plan(NamedTuple):
+@dataclass(slots=True)
+class _Plan:
     """The span of a run_tool / compensate / run_tools in progress, the (channel_id,
-    key_name) pairs its own claims use, and whether its span reports its execution's
-    attributes (a run_tools span has several executions: it does not)."""
+    key_name) pairs its own claims use, whether its span reports its execution's
+    attributes (a run_tools span has several executions: it does not), and the fence of
+    its last claim (a row of another fence, read after a lost lease, is the new owner's
+    attempt, not this one's)."""
 
     span: Span
     keys: frozenset[tuple[Any, Any]]
     reports: bool
+    fence: int | None = None
 
 
 _plan_span: contextvars.ContextVar[_Plan | None] = contextvars.ContextVar(
@@ -137,6 +142,23 @@ def _row_attributes(row: Execution) -> dict[str, Any]:
     }
 
 
+def _plan_keys(name: str, arguments: Mapping[str, Any]) -> frozenset[tuple[Any, Any]]:
+    """The (channel_id, key_name) pairs a plan's own claims use: a run_tools' elements'
+    (ToolCall or tuple: key_name second), a compensation's own key (not the one it undoes).
+    Elements the plan itself will refuse give none: the plan raises its own error."""
+    channel, key = arguments.get("channel_id"), arguments.get("key_name")
+    if name != "run_tools":
+        return frozenset({(channel, compensation_key(str(key)) if name == "compensate"
+                           else key)})
+    tool_calls = arguments.get("tool_calls")
+    if not isinstance(tool_calls, (list, tuple)):  # the client made an iterator a list
+        return frozenset()
+    try:
+        return frozenset((channel, element[1]) for element in cast(list[Any], tool_calls))
+    except (TypeError, IndexError, KeyError):
+        return frozenset()
+
+
 class ActaeTracing(observe.Observer):
     """The observer ``instrument()`` installs: the logging of :class:`actae.observe.Observer`
     plus a span per call and per run_tool, and execution trace links."""
@@ -174,7 +196,7 @@ class ActaeTracing(observe.Observer):
             if isinstance(result, Execution):
                 span.set_attributes(_row_attributes(result))
                 plan = self._plan_of(parent, (result.channel_id, result.key_name))
-                if plan is not None and plan.reports:
+                if plan is not None and plan.reports and plan.fence in (None, result.fence):
                     # the run_tool span reports where its execution ended (completed,
                     # failed, ...), not the 'claimed' its claim left there
                     plan.span.set_attributes(_row_attributes(result))
@@ -216,6 +238,7 @@ class ActaeTracing(observe.Observer):
         span.set_attributes(facts)
         if plan is not None and plan.reports:
             plan.span.set_attributes(facts)
+            plan.fence = claim.fence
         if call.conn is None:
             yield from self._traced(span, None if plan is None else plan.span, [claim])
 
@@ -288,12 +311,7 @@ class ActaeTracing(observe.Observer):
         if span is None:
             yield
             return
-        channel, key = arguments.get("channel_id"), arguments.get("key_name")
-        if name == "run_tools":  # its elements' keys (ToolCall or tuple: key_name second)
-            keys = frozenset((channel, element[1]) for element in arguments.get("tool_calls", ()))
-        else:  # the execution the span reports: a compensation's own, not the one it undoes
-            keys = frozenset({(channel, compensation_key(str(key)) if name == "compensate"
-                               else key)})
+        keys = _plan_keys(name, arguments)
         token = _plan_span.set(_Plan(span, keys, reports=name != "run_tools"))
         try:
             with trace.use_span(span, end_on_exit=False, record_exception=False,

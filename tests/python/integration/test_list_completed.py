@@ -147,7 +147,7 @@ def test_worker_claim_brings_the_prefix_in_its_own_round_trip(
     hits, ran, names = _resume(dsn, unique, 3, 4, monkeypatch)
     assert ran == ["s3"] and hits == [3], "the recorded steps replayed from the prefetch"
     assert "list_completed" not in names, names
-    assert names.count("claim_runs") >= 1 and "complete_run_and_claim" in names
+    assert names.count("claim_runs_with_completed") >= 1 and "complete_run_and_claim" in names
     assert names.count("claim_execution") == 1, "only the new step went to the database"
 
 
@@ -197,7 +197,8 @@ class _Claims(observe.Observer):
     def steps(self, call: calls.Call[Any]) -> observe.Steps:
         result = yield from super().steps(call)
         name = observe.call_name(call)
-        if name in ("claim_run", "claim_runs"):  # a list, or one run or None
+        if name in ("claim_run", "claim_runs", "claim_runs_with_completed"):  # a list, or
+            # one run or None
             self.sizes.append(len(result) if isinstance(result, list) else int(bool(result)))
         elif name == "complete_run_and_claim":  # (the run, the runs claimed)
             self.handed.append(len(result[1]))

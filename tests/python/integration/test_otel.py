@@ -30,6 +30,7 @@ from actae import (
     calls,
     observe,
 )
+from actae.plans.tools import ToolCall
 
 
 @pytest.fixture
@@ -715,3 +716,71 @@ def test_a_failed_release_does_not_keep_the_others_or_hide_the_interrupt(
         client._run = run_call  # type: ignore[method-assign]  # noqa: SLF001
         rows = [client.get_execution(channel_id=channel, key_name=f"k{i}") for i in (1, 2, 3)]
     assert [r.status for r in rows] == ["claimed", "failed", "failed"]
+
+
+def test_run_tools_given_a_generator_runs_every_tool_when_traced(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """Tracing reads the elements' keys for the span; a generator (read once) must still
+    reach the plan whole, as without tracing."""
+    ran: list[str] = []
+
+    def tool(ctx: Any) -> str:
+        ran.append(ctx.key_name)
+        return ctx.key_name
+
+    with SyncActaeClient(dsn, max_size=2) as client:
+        out = client.run_tools((ToolCall(tool, f"k{i}", "t", {}) for i in range(3)),
+                               channel_id=unique("otel-gen"))
+    assert out == ["k0", "k1", "k2"] and sorted(ran) == out
+
+    async def scenario() -> list[Any]:
+        async with ActaeClient(dsn, max_size=2) as client:
+            return await client.run_tools(
+                (ToolCall(tool, f"a{i}", "t", {}) for i in range(2)),
+                channel_id=unique("otel-gen"))
+
+    ran.clear()
+    assert asyncio.run(scenario()) == ["a0", "a1"] and sorted(ran) == ["a0", "a1"]
+    assert len(named(spans, "actae.run_tools")) == 2
+
+
+def test_a_misshapen_run_tools_element_raises_its_own_error_and_ends_the_span(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    with SyncActaeClient(dsn, max_size=1) as client, pytest.raises(TypeError):
+        client.run_tools([(lambda ctx: None,)], channel_id=unique("otel-bad"))  # type: ignore[list-item]
+    span = only(spans, "actae.run_tools")  # ended (exported), not left open
+    assert span.status.status_code is StatusCode.ERROR
+
+
+def test_a_run_tool_that_lost_its_lease_keeps_its_own_attempt_on_its_span(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str], conn: psycopg.Connection
+) -> None:
+    """After a lost lease the plan reads the execution, now another worker's (fence 2,
+    completed): the run_tool span still reports its own attempt (fence 1, not ambiguous)."""
+    channel = unique("otel-lost")
+
+    def usurp() -> None:
+        time.sleep(0.5)
+        conn.execute("update actae.executions set lease_expires_at = now() - interval '1 s'"
+                     " where channel_id = %s and key_name = 'k'", (channel,))
+        with SyncActaeClient(dsn, max_size=1) as other:
+            claim = other.claim_execution(channel, "k", "t", {}, lease_seconds=60)
+            assert claim.status == "reclaimed" and claim.claim_token is not None
+            other.complete_execution(claim.execution.id, claim.claim_token, "theirs")
+
+    def slow(ctx: Any) -> str:
+        time.sleep(2.5)
+        return "mine"
+
+    thief = threading.Thread(target=usurp)
+    with SyncActaeClient(dsn, max_size=1) as client, pytest.raises(LeaseLost):
+        thief.start()
+        client.run_tool(slow, channel_id=channel, key_name="k", tool_name="t", params={},
+                        lease_seconds=3)
+    thief.join()
+    attributes = run_span_attributes(spans)
+    assert (attributes["actae.fence"], attributes["actae.attempt"],
+            attributes["actae.ambiguous"]) == (1, 1, False)
+    assert attributes["actae.status"] != "completed"
