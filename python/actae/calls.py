@@ -159,12 +159,16 @@ def claim_execution(
     }, _claim, conn)
 
 
+# A claim_token is typed UUID | None, as the claim (Claim.claim_token, RunRecord.claim_token)
+# holds it: None unless the claim is owned, and the server refuses it (AC400 "claim_token is
+# required"), so code that checked claim.owned passes the token without narrowing it.
+
 # heartbeat, complete, fail and cancel take the execution's channel_id when the caller has
 # it (Execution.channel_id): every statement then reads that one channel, a single-shard
 # call on Citus. Without it the channel is looked up by execution_id.
 
 def heartbeat_execution(
-    execution_id: UUID, claim_token: UUID, lease_seconds: int | None = None, *,
+    execution_id: UUID, claim_token: UUID | None, lease_seconds: int | None = None, *,
     channel_id: str | None = None, conn: Any = None
 ) -> Call[Execution]:
     """Extend the caller's lease (fenced by claim_token)."""
@@ -175,7 +179,7 @@ def heartbeat_execution(
 
 
 def complete_execution(
-    execution_id: UUID, claim_token: UUID, result: Any = None, *,
+    execution_id: UUID, claim_token: UUID | None, result: Any = None, *,
     channel_id: str | None = None, conn: Any = None
 ) -> Call[Execution]:
     """Record the result (fenced; repeating with the same result is a no-op)."""
@@ -188,7 +192,7 @@ def complete_execution(
 def fail_execution(
     execution_id: UUID,
     error: str,
-    claim_token: UUID,
+    claim_token: UUID | None,
     retryable: bool = True,
     *,
     channel_id: str | None = None,
@@ -621,7 +625,8 @@ def claim_runs_with_completed(
 
 
 def heartbeat_run(
-    channel_id: str, claim_token: UUID, lease_seconds: int | None = None, *, conn: Any = None
+    channel_id: str, claim_token: UUID | None, lease_seconds: int | None = None, *,
+    conn: Any = None
 ) -> Call[RunRecord]:
     """Extend the owner's lease; the row says whether cancellation was requested."""
     return Call(HEARTBEAT_RUN, {
@@ -630,7 +635,7 @@ def heartbeat_run(
 
 
 def complete_run(
-    channel_id: str, claim_token: UUID, result: Any = None, *, conn: Any = None
+    channel_id: str, claim_token: UUID | None, result: Any = None, *, conn: Any = None
 ) -> Call[RunRecord]:
     """Finish the owner's run (repeating with the same result is a no-op)."""
     return Call(COMPLETE_RUN, {
@@ -644,7 +649,7 @@ def _completed_and_claimed(rows: list[Row]) -> tuple[RunRecord, list[ClaimedRun]
 
 
 def complete_run_and_claim(
-    channel_id: str, claim_token: UUID, result: Any, queue: str, worker: str,
+    channel_id: str, claim_token: UUID | None, result: Any, queue: str, worker: str,
     max_runs: int = 1, agents: Sequence[str] | None = None, lease_seconds: int = 60,
     max_rows: int = 1000, *, conn: Any = None,
 ) -> Call[tuple[RunRecord, list[ClaimedRun]]]:
@@ -660,7 +665,8 @@ def complete_run_and_claim(
 
 
 def fail_run(
-    channel_id: str, claim_token: UUID, error: str, retryable: bool = True, *, conn: Any = None
+    channel_id: str, claim_token: UUID | None, error: str, retryable: bool = True, *,
+    conn: Any = None
 ) -> Call[RunRecord]:
     """Record a failed attempt: queued again after backoff, or failed / cancelled for good."""
     return Call(FAIL_RUN, {
@@ -670,7 +676,7 @@ def fail_run(
 
 
 def sleep_run(
-    channel_id: str, claim_token: UUID, sleep_key: str, seconds: timedelta | float | None,
+    channel_id: str, claim_token: UUID | None, sleep_key: str, seconds: timedelta | float | None,
     *, conn: Any = None,
 ) -> Call[SleepResult]:
     """Durable sleep: elapsed (go on), sleeping (parked) or cancelled."""
@@ -681,7 +687,7 @@ def sleep_run(
 
 
 def wait_for_event(
-    channel_id: str, claim_token: UUID, wait_key: str, event_type: str,
+    channel_id: str, claim_token: UUID | None, wait_key: str, event_type: str,
     timeout: timedelta | float | None, *, conn: Any = None,
 ) -> Call[WaitResult]:
     """Durable wait for an event of ``event_type``: received, timed_out, waiting (parked)
@@ -726,7 +732,7 @@ GET_EXECUTION_TRACE = _sql("get_execution_trace", "execution_id::uuid")
 
 
 def set_execution_trace(
-    execution_id: UUID, claim_token: UUID, traceparent: str, *, conn: Any = None
+    execution_id: UUID, claim_token: UUID | None, traceparent: str, *, conn: Any = None
 ) -> Call[ExecutionTrace]:
     """Record the traceparent of the span running the caller's attempt (see actae.otel)."""
     return Call(SET_EXECUTION_TRACE, {"execution_id": execution_id, "claim_token": claim_token,
@@ -1056,7 +1062,7 @@ def claim_executions(
 
 def complete_executions(
     execution_ids: Sequence[UUID],
-    claim_tokens: Sequence[UUID],
+    claim_tokens: Sequence[UUID | None],
     results: Sequence[Any] | None = None,
     *,
     channel_id: str | None = None,

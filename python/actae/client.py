@@ -271,19 +271,20 @@ class ActaeClient:
     """
 
     def __init__(
-        self, dsn: str | None = None, *, pool: AsyncConnectionPool | None = None,
+        self, dsn: str | None = None, *, pool: AsyncConnectionPool[Any] | None = None,
         max_size: int = 10, min_size: int = 1,
     ) -> None:
         _check_target(dsn, pool, AsyncConnectionPool)
         self._owns_pool = pool is None
         self._dsn = dsn or ""
-        self.pool = pool or self._own_pool(min_size, max_size)
+        # Any row factory: the driver reads rows as tuples on its own cursors.
+        self.pool: AsyncConnectionPool[Any] = pool or self._own_pool(min_size, max_size)
         # The claims / completions of concurrent plans, sent as batches.
         self._coalescer = Coalescer(self._run)
         #: leases being given back (_give_back): held, since the loop keeps tasks weakly
         self._giving_back: set[asyncio.Task[None]] = set()
 
-    def _own_pool(self, min_size: int, max_size: int) -> AsyncConnectionPool:
+    def _own_pool(self, min_size: int, max_size: int) -> AsyncConnectionPool[Any]:
         """The pool a client given a DSN opens for itself (opened and closed with it)."""
         return AsyncParkingPool(self._dsn, min_size=min_size, max_size=max_size,
                                 kwargs=pool_kwargs(), open=False)
@@ -596,13 +597,14 @@ class SyncActaeClient:
     and ``min_size`` alike)."""
 
     def __init__(
-        self, dsn: str | None = None, *, pool: ConnectionPool | None = None, max_size: int = 10,
-        min_size: int = 1,
+        self, dsn: str | None = None, *, pool: ConnectionPool[Any] | None = None,
+        max_size: int = 10, min_size: int = 1,
     ) -> None:
         _check_target(dsn, pool, ConnectionPool)
         self._owns_pool = pool is None
         self._dsn = dsn or ""
-        self.pool = pool or ParkingPool(
+        # Any row factory: the driver reads rows as tuples on its own cursors.
+        self.pool: ConnectionPool[Any] = pool or ParkingPool(
             self._dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False
         )
 
