@@ -503,6 +503,15 @@ def check_lease_seconds(value: object, argument: str = "lease_seconds") -> int:
     return int(cast(float, value))
 
 
+def _aware(value: datetime | None) -> datetime | None:
+    """A naive datetime as the local time Python means by it (``datetime.astimezone()``,
+    as ``actae runs start --at`` reads one): sent as it is, PostgreSQL would read it in the
+    session's time zone, the server's, hours off from what the caller meant."""
+    if value is None or value.utcoffset() is not None:
+        return value
+    return value.astimezone()
+
+
 def _seconds(value: timedelta | float | None, argument: str) -> int | None:
     """Whole seconds, rounded up (a sleep never ends early); None stays None (AC400). A
     negative value is rounded away from zero, so -0.5 is refused by the database as -1 is
@@ -534,7 +543,7 @@ def start_run(
     channel already has this agent and input (outcome replayed)."""
     return Call(START_RUN, {
         "channel_id": channel_id, "agent": agent, "input": _json(input), "queue": queue,
-        "run_at": run_at, "max_attempts": max_attempts,
+        "run_at": _aware(run_at), "max_attempts": max_attempts,
     }, _one(RunRecord), conn)
 
 
@@ -780,8 +789,9 @@ def list_channels(
     before_* for the next page."""
     return Call(LIST_CHANNELS, {
         "metadata": _json(metadata), "parent_channel_id": parent_channel_id,
-        "created_after": created_after, "created_before": created_before, "status": status,
-        "agent": agent, "tag": tag, "before_created_at": before_created_at,
+        "created_after": _aware(created_after), "created_before": _aware(created_before),
+        "status": status, "agent": agent, "tag": tag,
+        "before_created_at": _aware(before_created_at),
         "before_channel_id": before_channel_id, "max_rows": max_rows,
     }, _many(ChannelSummary), conn)
 

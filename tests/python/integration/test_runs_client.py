@@ -5,6 +5,7 @@ now (start_run; an awaited event) and only those."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -188,3 +189,27 @@ def test_a_sleep_or_wait_of_less_than_zero_or_no_number_is_refused(
     after = client.get_run(channel)
     assert (after.status, after.attempt) == ("running", 1)
     assert client.sleep_run(channel, token, "nap", 60).outcome == "sleeping"
+
+
+def test_a_naive_run_at_is_the_callers_local_time(
+    dsn: str, unique: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A naive datetime means local time in Python (datetime.astimezone()); the session's
+    time zone (the server's, here 9 hours away from the caller's) must not decide it."""
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # the caller's local time: UTC+9
+    monkeypatch.setenv("PGTZ", "UTC")  # the sessions' time zone
+    time.tzset()
+    try:
+        with SyncActaeClient(dsn, max_size=1) as client:
+            asked = datetime.now() + timedelta(minutes=5)  # naive: 5 minutes from now, local
+            run = client.start_run(unique("run"), "agent", {}, unique("q"), run_at=asked)
+            assert run.due_at is not None
+            assert abs(run.due_at - (datetime.now(UTC) + timedelta(minutes=5))) \
+                < timedelta(minutes=1)
+            older = client.list_channels(created_before=datetime.now() - timedelta(hours=1),
+                                         max_rows=1000)
+            assert all(row.created_at < datetime.now(UTC) - timedelta(minutes=59)
+                       for row in older)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
