@@ -160,6 +160,24 @@ def _not_finite(value: Any) -> bool:
     return False
 
 
+def _unsendable_text(params: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The first text argument (or element of a text array) PostgreSQL cannot store: a NUL
+    byte, or a lone surrogate UTF-8 cannot encode. Refused before it was sent, by psycopg,
+    whose error does not say which argument it was."""
+    for name, value in params.items():
+        texts = [value] if isinstance(value, str) else [
+            v for v in cast(Sequence[Any], value) if isinstance(v, str)
+        ] if isinstance(value, list | tuple) else []
+        for text in texts:
+            if "\x00" in text:
+                return name, "cannot contain a NUL byte (PostgreSQL text cannot hold one)"
+            try:
+                text.encode()
+            except UnicodeEncodeError:
+                return name, "is not valid UTF-8 text (a lone surrogate)"
+    return None
+
+
 def map_error(exc: BaseException, sql: str | None = None,
               params: Mapping[str, Any] | None = None) -> BaseException:
     """The Actae exception for a database or encoding error, or ``exc`` unchanged.
@@ -190,6 +208,8 @@ def map_error(exc: BaseException, sql: str | None = None,
         if (isinstance(exc, psycopg.DataError) and (exc.sqlstate or "").startswith("22")
                 and sql and params):
             refused = _refused_argument(sql, params, exc.diag.message_primary or "")
+        if refused is None and params:
+            refused = _unsendable_text(params)
         if refused is not None:
             name, why = refused
             return InvalidInput(f"{name} {why}", {"argument": name})

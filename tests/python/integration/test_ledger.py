@@ -500,8 +500,17 @@ def test_text_postgres_cannot_store_is_invalid_input(
     dsn: str, unique: Callable[..., str]
 ) -> None:
     async def body(client: ActaeClient) -> None:
-        with pytest.raises(InvalidInput):
+        with pytest.raises(InvalidInput) as nul:
             await client.claim_execution(unique("run"), "nul\x00key", "t", PARAMS)
+        with pytest.raises(InvalidInput) as surrogate:
+            await client.claim_execution(unique("run"), "k", "t\ud800", PARAMS)
+        with pytest.raises(InvalidInput) as element:
+            await client.claim_executions(unique("run"), ["a", "b\x00"], ["t", "t"],
+                                          [PARAMS, PARAMS])
+        # refused before it was sent: the error still names the argument
+        assert nul.value.detail == {"argument": "key_name"} and "NUL" in str(nul.value)
+        assert surrogate.value.detail == {"argument": "tool_name"}
+        assert element.value.detail == {"argument": "key_names"}
 
     with_client(dsn, body)
 
