@@ -172,8 +172,8 @@ $$;
 -- The channel is created on first use. A fork has its own lifetime (not inherited); a key a
 -- live fork inherits is never purged.
 -- Owner-only: another tenant's channel is AC404, as an unknown one (actae._lock_channel).
--- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years or with a
--- negative part (actae._interval_has_negative_part: such a lifetime, stored, could make
+-- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years (of 365.25
+-- days) or with a negative part (actae._interval_has_negative_part: such a lifetime, stored, could make
 -- every purge fail with 22008), AC404 another tenant's channel.
 create or replace function actae.set_key_ttl(
     p_channel_id text,
@@ -189,7 +189,11 @@ declare
     v_time_zone text := pg_catalog.current_setting('TimeZone');
 begin
     perform actae._check_text(p_channel_id, 'channel_id');
-    if p_key_ttl < interval '1 second' or p_key_ttl > interval '100 years'
+    -- Measured in seconds (a year is 365.25 days, as extract(epoch) counts it), so a
+    -- lifetime read back as a number of days (drivers read '100 years' as 36 500 days) is
+    -- accepted when written again.
+    if extract(epoch from p_key_ttl) < 1
+        or extract(epoch from p_key_ttl) > extract(epoch from interval '100 years')
         or actae._interval_has_negative_part(p_key_ttl) then
         perform actae._raise(
             'AC400', 'key_ttl must be between 1 second and 100 years, with no negative part',

@@ -276,3 +276,17 @@ def test_a_client_is_refused_a_pool_of_the_other_kind_or_a_dsn_that_is_no_string
     # Each of its own kind (a NullConnectionPool is one) is taken.
     ActaeClient(pool=async_pool)
     SyncActaeClient(pool=sync_pool)
+
+
+def test_a_key_ttl_read_back_is_accepted_when_written_again(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """psycopg reads '100 years' as 36 500 days; writing the model's value back is the same
+    lifetime to a user, so it is accepted."""
+    channel = unique("ttl")
+    with SyncActaeClient(dsn, max_size=1) as client:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("select actae.set_key_ttl(%s, interval '100 years')", (channel,))
+        read = client.get_channel(channel).key_ttl
+        assert read == timedelta(days=36500)
+        assert client.set_key_ttl(channel, read).key_ttl == read

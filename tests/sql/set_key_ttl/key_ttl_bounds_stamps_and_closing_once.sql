@@ -1,9 +1,10 @@
--- set_key_ttl accepts 1 second to 100 years only; a shortening never
+-- set_key_ttl accepts 1 second to 100 years (of 365.25 days: '100 years' read back as
+-- 36 500 days by a driver is accepted again) only; a shortening never
 -- lowers a stamp a key already has (30 days -> 1 day -> 10 days -> 1 day keeps 30 days);
 -- close_channel sets closed_at once, closing again leaves it.
 begin;
 \ir ../helpers.psql
-select plan(7);
+select plan(9);
 set local timezone = 'UTC';
 
 select is(pg_temp.error_of($$select actae.set_key_ttl('tap-z2k-b', interval '0.5 seconds')$$)
@@ -14,6 +15,10 @@ select is(pg_temp.error_of($$select actae.set_key_ttl('tap-z2k-b', interval '1 s
     null, '1 second passes');
 select is(pg_temp.error_of($$select actae.set_key_ttl('tap-z2k-b', interval '100 years')$$),
     null, '100 years passes');
+select is(pg_temp.error_of($$select actae.set_key_ttl('tap-z2k-b', interval '36525 days')$$),
+    null, '100 years as days passes');
+select is(pg_temp.error_of($$select actae.set_key_ttl('tap-z2k-b', interval '36526 days')$$)
+    -> 'detail' ->> 'argument', 'key_ttl', 'a day more is AC400 naming key_ttl');
 
 select actae.set_key_ttl('tap-z2k-s', interval '30 days');
 select pg_temp.completed('tap-z2k-s', 'k', 'charge', '{}');
