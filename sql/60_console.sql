@@ -159,6 +159,9 @@ begin
             jsonb_build_object('argument', 'metadata', 'type', jsonb_typeof(p_metadata))
         );
     end if;
+    if p_metadata is not null then  -- a filter within what metadata itself may be
+        perform actae._check_json(p_metadata, 'metadata');
+    end if;
     if p_parent_channel_id is not null then
         perform actae._check_text(p_parent_channel_id, 'parent_channel_id', 256);
     end if;

@@ -274,7 +274,9 @@ def test_a_deeply_nested_metadata_filter_is_a_bad_request(console: str) -> None:
     metadata = '{"a": ' + "[" * 3000 + "]" * 3000 + "}"
     status, body = get(f"{console}/?{urllib.parse.urlencode({'metadata': metadata})}")
     assert status == 400
-    assert "metadata must be a JSON object" in body
+    # Python 3.11's parser stops near 1000 levels (the console's message); 3.13's reads it
+    # and the server refuses it (list_channels: nested at most 512 levels). Either names it.
+    assert re.search(r"metadata must be (a JSON object|JSON nested at most 512)", body)
 
 
 @pytest.mark.parametrize("after", ["-1", str(2**63), str(2**63 - 1), "99999999999999999999"])
