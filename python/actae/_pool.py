@@ -15,6 +15,10 @@ back *parked* beside it and hands it straight out again:
 * It goes back through the pool at least every ``PARK_SECONDS``, so the pool's checks of
   a returned connection (broken, past ``max_lifetime``) still run.
 
+Its connections lost (a restart, an outage), the pool tries to connect again at most
+RECONNECT_MAX_DELAY seconds apart (_Reconnect), so it serves calls within seconds of the
+server's return.
+
 Private: a caller's own pool (``ActaeClient(pool=...)``) is never replaced.
 """
 
@@ -29,8 +33,24 @@ import psycopg
 from psycopg import AsyncConnection, Connection
 from psycopg.pq import ConnStatus, TransactionStatus
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
+from psycopg_pool.base import AttemptWithBackoff
 
 PARK_SECONDS = 5.0
+#: the longest a pool of the client's own waits between two tries to connect again
+RECONNECT_MAX_DELAY = 2.0
+
+
+class _Reconnect(AttemptWithBackoff):
+    """psycopg_pool's tries to replace a lost connection, 1, 2, 4 ... seconds apart, capped
+    at RECONNECT_MAX_DELAY: uncapped, the tries after a 40 s outage came 32 s apart, so a
+    pool had no connection for up to half a minute after the server was back, and a
+    worker's heartbeats, waiting for one, let its leases lapse (runs taken over, tools run
+    twice, by a worker that was alive all along). Each try is one connection attempt (a
+    refused one costs nothing); they stop at the pool's reconnect_timeout as before."""
+
+    def update_delay(self, now: float) -> None:
+        super().update_delay(now)
+        self.delay = min(self.delay, RECONNECT_MAX_DELAY)
 
 
 def _idle(conn: Connection[Any] | AsyncConnection[Any]) -> bool:
@@ -114,6 +134,10 @@ class ParkingPool(ConnectionPool):
             with self._park_lock:
                 self._entering -= 1
 
+    def _add_connection(self, attempt: AttemptWithBackoff | None,
+                        growing: bool = False) -> None:
+        super()._add_connection(attempt or _Reconnect(timeout=self.reconnect_timeout), growing)
+
     def putconn(self, conn: Connection[Any]) -> None:
         if _idle(conn) and not self.closed and getattr(conn, "_pool", None) is self:
             with self._park_lock:
@@ -157,6 +181,11 @@ class AsyncParkingPool(AsyncConnectionPool):
             return _left(await super().getconn(timeout))
         finally:
             self._entering -= 1
+
+    async def _add_connection(self, attempt: AttemptWithBackoff | None,
+                              growing: bool = False) -> None:
+        await super()._add_connection(
+            attempt or _Reconnect(timeout=self.reconnect_timeout), growing)
 
     async def putconn(self, conn: AsyncConnection[Any]) -> None:
         if (_idle(conn) and not self.closed and getattr(conn, "_pool", None) is self

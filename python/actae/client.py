@@ -29,7 +29,7 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from actae import _json, _runtime, calls, observe, plans
 from actae._coalesce import Coalescer
 from actae._pool import AsyncParkingPool, ParkingPool
-from actae.errors import ConnectionFailed, InvalidInput, NotFound, map_error
+from actae.errors import ConnectionFailed, InvalidInput, NotFound, map_error, mark_unreached
 from actae.models import Event
 from actae.plans import tools as tool_plans
 
@@ -350,6 +350,7 @@ class ActaeClient:
             finally:
                 await self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
+            mark_unreached(exc)
             raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod
@@ -650,6 +651,7 @@ class SyncActaeClient:
             finally:
                 self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
+            mark_unreached(exc)
             raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod

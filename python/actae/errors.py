@@ -178,6 +178,28 @@ def _unsendable_text(params: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+_UNREACHED = "_actae_unreached"  # set on an error of one of Actae's own statements
+# A connection that failed or was ended by the server (class 08, admin / crash shutdown,
+# "cannot connect now"), or none to be had (psycopg_pool's PoolTimeout: no SQLSTATE).
+_CONNECTION_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def mark_unreached(exc: BaseException) -> None:
+    """Mark ``exc``, raised by an Actae statement of the client, when it says the database
+    could not be reached: the statement's failure, not the caller's code's (see
+    ``unreached``)."""
+    if isinstance(exc, psycopg.OperationalError) and (
+            exc.sqlstate is None or exc.sqlstate.startswith(_CONNECTION_STATES)):
+        setattr(exc, _UNREACHED, True)
+
+
+def unreached(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of Actae's own statements failing to reach the database (a
+    lost connection, a server restart, no pool connection in time): the worker leaves such
+    a run as after a crash, uncounted, instead of failing it as the agent's own error."""
+    return bool(getattr(exc, _UNREACHED, False))
+
+
 def map_error(exc: BaseException, sql: str | None = None,
               params: Mapping[str, Any] | None = None) -> BaseException:
     """The Actae exception for a database or encoding error, or ``exc`` unchanged.

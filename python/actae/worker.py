@@ -76,6 +76,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any, TypeVar, cast
 
@@ -84,7 +85,7 @@ from psycopg import sql
 
 from actae import _json, calls
 from actae._runtime import is_async
-from actae.client import ActaeClient
+from actae.client import GIVE_BACK_SECONDS, ActaeClient
 from actae.context import Tool
 from actae.errors import (
     ActaeError,
@@ -95,6 +96,7 @@ from actae.errors import (
     PermanentError,
     ToolFailed,
     VersionConflict,
+    unreached,
 )
 from actae.models import Execution
 from actae.plans.tools import describe, storable
@@ -113,6 +115,11 @@ _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 _RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
 _CANCEL_GRACE = 1.0  # seconds a cancelled task gets to unwind before it is left behind
 _AGAIN_AFTER = 1.0  # seconds after a signal before the same signal again ends the grace
+# The worker's own statements (claims, heartbeats, a lease given back) wait at most this long
+# for a connection from the pool: while the database is out of reach a claim gives up in
+# time for a stop to be seen, and a heartbeat is tried again at once the server is back.
+_REACH_WAIT = 5.0
+_BEAT_RETRY = 1.0  # seconds between heartbeats of a run while they fail
 
 
 #: The most bytes of a wait_key or an operation_id (SPEC §3a, §7).
@@ -169,7 +176,8 @@ class Run:
         too (the worker then ends the run as cancelled)."""
         sent = time.monotonic()
         try:
-            row = await self.client.heartbeat_run(self.channel_id, self.claim_token)
+            row = await self.client.run(replace(
+                calls.heartbeat_run(self.channel_id, self.claim_token), wait=_REACH_WAIT))
         except (LeaseLost, IdempotencyConflict, NotFound) as exc:
             if self.agent_task is not None and self.agent_task is not asyncio.current_task():
                 self.agent_task.cancel()  # from the heartbeat, or a task of the agent's own
@@ -336,6 +344,12 @@ class Run:
         done = await self.client.record_event(self.channel_id, event_type, payload,
                                               operation_id)
         return done.cursor
+
+
+def _not_unreached(exc: BaseException) -> bool:
+    """For BaseExceptionGroup.subgroup: the errors of a group that are not Actae's
+    statements failing to reach the database (a nested group is looked into)."""
+    return not isinstance(exc, BaseExceptionGroup) and not unreached(exc)
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -680,12 +694,13 @@ class Worker:
         all (one round trip, one commit) and brings each run's first page of its channel's
         completed executions; without, claim_runs alone."""
         if not self.prefetch:
-            records = await self.client.claim_runs(self.queue, self.name, free, agents,
-                                                   self.lease_seconds)
+            records = await self.client.run(replace(calls.claim_runs(
+                self.queue, self.name, free, agents, self.lease_seconds), wait=_REACH_WAIT))
             return [(record, None) for record in records]
         try:
-            claimed = await self.client.claim_runs_with_completed(
-                self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE)
+            claimed = await self.client.run(replace(calls.claim_runs_with_completed(
+                self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE),
+                wait=_REACH_WAIT))
         except psycopg.Error as exc:
             if (exc.sqlstate or "")[:2] not in _TOO_LARGE:
                 raise
@@ -824,6 +839,8 @@ class Worker:
             task = asyncio.current_task()
             if not isinstance(group, Exception) and task is not None and task.cancelling():
                 return ("stopped", None)
+            if group.subgroup(_not_unreached) is None:  # every error: the database's
+                return ("unreached", group)
             return ("failed", group)
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
@@ -837,6 +854,8 @@ class Worker:
         except LeaseLost as exc:
             return ("lost", exc)
         except Exception as exc:  # noqa: BLE001 - recorded with fail_run
+            if unreached(exc):
+                return ("unreached", exc)
             return ("failed", exc)
         except (SystemExit, KeyboardInterrupt) as exc:
             # Raised by the agent's code (sys.exit in a library, a raised KeyboardInterrupt):
@@ -853,9 +872,14 @@ class Worker:
             return ("failed", exc)
 
     async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:
+        """Renew the run's lease every third of it. A heartbeat that fails (the database out
+        of reach) is tried again every _BEAT_RETRY seconds, so the lease is renewed as soon
+        as the server is back, not a third of a lease later: an outage shorter than the
+        lease costs the run nothing."""
         interval = self.lease_seconds / 3
+        failing = False
         while True:
-            await asyncio.sleep(interval)
+            await asyncio.sleep(_BEAT_RETRY if failing else interval)
             try:
                 await run.renew()
             except LeaseLost:
@@ -864,8 +888,14 @@ class Worker:
                 self.stats["lease_lost"] += 1
                 return
             except (ActaeError, psycopg.Error, OSError) as exc:
-                log.warning("heartbeat of run %s failed (%s)", run.channel_id, exc)
+                if not failing:
+                    log.warning("heartbeat of run %s failed (%s); trying again every %s s",
+                                run.channel_id, exc, _BEAT_RETRY)
+                failing = True
                 continue
+            if failing:
+                log.warning("heartbeat of run %s renewed its lease again", run.channel_id)
+                failing = False
             if run.cancel_requested:
                 return
 
@@ -906,10 +936,28 @@ class Worker:
             await self.client.fail_run(run.channel_id, run.claim_token, fallback,
                                        retryable=retryable)
 
+    async def _give_back(self, run: Run, error: BaseException) -> None:
+        """An agent stopped by one of Actae's own statements failing to reach the database
+        (a lost connection, a restart, a failover; errors.unreached): not the agent's
+        failure, so nothing is recorded and it does not count toward max_attempts. The run
+        is left as after a crash: its lease is given back (shortened to GIVE_BACK_SECONDS,
+        when the database can be reached) and the next claim resumes it, counted as a lost
+        worker (docs/runs.md, "Lost workers")."""
+        log.warning("run %s: the database could not be reached during a step (%s); nothing"
+                    " recorded, the run is resumed by the next claim", run.channel_id,
+                    describe(error))
+        self.stats["abandoned"] += 1
+        with contextlib.suppress(ActaeError, psycopg.Error, OSError):
+            await self.client.run(replace(calls.heartbeat_run(
+                run.channel_id, run.claim_token, GIVE_BACK_SECONDS), wait=_REACH_WAIT))
+
     async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
         kind, value = outcome
         if kind == "parked":
             self.stats["parked"] += 1
+            return
+        if kind == "unreached":
+            await self._give_back(run, value)
             return
         try:
             if kind == "completed":

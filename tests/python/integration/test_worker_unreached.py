@@ -1,0 +1,90 @@
+"""actae.Worker when Actae's own statements cannot reach the database (a backend ended by
+the server, a pool with no connection to give): a run stopped that way is not the agent's
+failure (resumed uncounted, its tool run once), and a stop is not held up waiting for a
+connection."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+from actae import ActaeClient, Run, Worker
+from tests.python.integration.test_worker_fixes import _sync, _until_final
+
+
+@_sync
+async def test_a_step_whose_connection_the_server_ended_is_resumed_not_failed(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """The agent's tool claim is blocked on a lock, its backend terminated (as a restart or
+    a failover ends a statement in flight): with max_attempts 1 the run still completes,
+    with no failure counted, and the tool ran once."""
+    queue, channel = unique("q"), unique("ch")
+    ran: list[int] = []
+
+    def charge(ctx: Any) -> dict[str, int]:
+        ran.append(ctx.attempt)
+        return {"charged": 1}
+
+    async with ActaeClient(dsn) as client, await psycopg.AsyncConnection.connect(
+            dsn, autocommit=True) as admin:
+        await client.start_run(channel, "a", {}, queue=queue, max_attempts=1)
+        worker = Worker(client, queue=queue, concurrency=1, lease_seconds=2, poll_interval=0.2)
+
+        @worker.agent("a")
+        async def a(run: Run) -> Any:
+            return await run.tool(charge, key="charge")
+
+        async with await psycopg.AsyncConnection.connect(dsn) as locker:
+            await locker.execute("lock table actae.executions in share mode")
+            task = asyncio.create_task(worker.run_async())
+            blocked = None
+            for _ in range(200):
+                blocked = await (await admin.execute(
+                    "select pid from pg_stat_activity where wait_event_type = 'Lock'"
+                    " and datname = current_database()"
+                    " and query like '%claim_execution%'")).fetchone()
+                if blocked is not None:
+                    break
+                await asyncio.sleep(0.05)
+            assert blocked is not None, "the tool's claim never waited on the lock"
+            await admin.execute("select pg_terminate_backend(%s)", blocked)
+            await locker.rollback()
+        row = await _until_final(client, channel, timeout=20)
+        worker.stop()
+        await task
+    assert (row.status, row.failures) == ("completed", 0), row
+    assert ran == [1], "the tool ran once"
+
+
+@_sync
+async def test_a_stop_is_not_held_by_a_claim_waiting_for_a_connection(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """A pool with no connection to give (as while the database is down): the worker's
+    claim waits for one at most a few seconds, so a stop ends the worker then, not after
+    the pool's 30 s timeout."""
+    client = ActaeClient(dsn, max_size=1)
+    await client.open()
+    held = await client.pool.getconn()  # the pool's only connection
+    try:
+        worker = Worker(client, queue=unique("q"), concurrency=1, poll_interval=0.2)
+
+        @worker.agent("a")
+        async def a(run: Run) -> None:
+            return None
+
+        task = asyncio.create_task(worker.run_async())
+        await asyncio.sleep(0.5)  # its claim is waiting for the pool now
+        begun = time.monotonic()
+        worker.stop()
+        worker.stop()
+        await asyncio.wait_for(task, 25)
+        assert time.monotonic() - begun < 15, "stop waited for the pool's timeout"
+    finally:
+        await client.pool.putconn(held)
+        await client.close()
