@@ -99,7 +99,7 @@ from actae.errors import (
     unreached,
 )
 from actae.models import Execution
-from actae.plans.tools import describe, storable
+from actae.plans.tools import BEAT_RETRY, BEAT_WAIT, describe, storable
 from actae.runs import RunRecord, SleepResult, WaitResult
 
 log = logging.getLogger("actae.worker")
@@ -115,11 +115,10 @@ _MAX_CLAIM = 1000  # claim_runs takes at most this many runs per call (max_runs)
 _RECORD_GRACE = 5.0  # seconds past shutdown_grace for runs recording their outcome
 _CANCEL_GRACE = 1.0  # seconds a cancelled task gets to unwind before it is left behind
 _AGAIN_AFTER = 1.0  # seconds after a signal before the same signal again ends the grace
-# The worker's own statements (claims, heartbeats, a lease given back) wait at most this long
-# for a connection from the pool: while the database is out of reach a claim gives up in
-# time for a stop to be seen, and a heartbeat is tried again at once the server is back.
-_REACH_WAIT = 5.0
-_BEAT_RETRY = 1.0  # seconds between heartbeats of a run while they fail
+# The worker's own statements (claims, heartbeats, a lease given back) wait at most
+# BEAT_WAIT seconds for a connection from the pool, as a tool's heartbeats do: while the
+# database is out of reach a claim gives up in time for a stop to be seen; a run's failing
+# heartbeat is sent again every BEAT_RETRY seconds (actae.plans.tools).
 
 
 #: The most bytes of a wait_key or an operation_id (SPEC §3a, §7).
@@ -177,7 +176,7 @@ class Run:
         sent = time.monotonic()
         try:
             row = await self.client.run(replace(
-                calls.heartbeat_run(self.channel_id, self.claim_token), wait=_REACH_WAIT))
+                calls.heartbeat_run(self.channel_id, self.claim_token), wait=BEAT_WAIT))
         except (LeaseLost, IdempotencyConflict, NotFound) as exc:
             if self.agent_task is not None and self.agent_task is not asyncio.current_task():
                 self.agent_task.cancel()  # from the heartbeat, or a task of the agent's own
@@ -695,12 +694,12 @@ class Worker:
         completed executions; without, claim_runs alone."""
         if not self.prefetch:
             records = await self.client.run(replace(calls.claim_runs(
-                self.queue, self.name, free, agents, self.lease_seconds), wait=_REACH_WAIT))
+                self.queue, self.name, free, agents, self.lease_seconds), wait=BEAT_WAIT))
             return [(record, None) for record in records]
         try:
             claimed = await self.client.run(replace(calls.claim_runs_with_completed(
                 self.queue, self.name, free, agents, self.lease_seconds, _PREFETCH_PAGE),
-                wait=_REACH_WAIT))
+                wait=BEAT_WAIT))
         except psycopg.Error as exc:
             if (exc.sqlstate or "")[:2] not in _TOO_LARGE:
                 raise
@@ -873,13 +872,13 @@ class Worker:
 
     async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:
         """Renew the run's lease every third of it. A heartbeat that fails (the database out
-        of reach) is tried again every _BEAT_RETRY seconds, so the lease is renewed as soon
+        of reach) is tried again every BEAT_RETRY seconds, so the lease is renewed as soon
         as the server is back, not a third of a lease later: an outage shorter than the
         lease costs the run nothing."""
         interval = self.lease_seconds / 3
         failing = False
         while True:
-            await asyncio.sleep(_BEAT_RETRY if failing else interval)
+            await asyncio.sleep(BEAT_RETRY if failing else interval)
             try:
                 await run.renew()
             except LeaseLost:
@@ -890,7 +889,7 @@ class Worker:
             except (ActaeError, psycopg.Error, OSError) as exc:
                 if not failing:
                     log.warning("heartbeat of run %s failed (%s); trying again every %s s",
-                                run.channel_id, exc, _BEAT_RETRY)
+                                run.channel_id, exc, BEAT_RETRY)
                 failing = True
                 continue
             if failing:
@@ -949,7 +948,7 @@ class Worker:
         self.stats["abandoned"] += 1
         with contextlib.suppress(ActaeError, psycopg.Error, OSError):
             await self.client.run(replace(calls.heartbeat_run(
-                run.channel_id, run.claim_token, GIVE_BACK_SECONDS), wait=_REACH_WAIT))
+                run.channel_id, run.claim_token, GIVE_BACK_SECONDS), wait=BEAT_WAIT))
 
     async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
         kind, value = outcome

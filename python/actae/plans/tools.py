@@ -130,6 +130,23 @@ class Attempt(LocalStep):
 #: broken (a restart, a failover, a terminated backend: the pool hands out each broken one
 #: once before it opens new ones)
 RECORD_RETRY_SECONDS = 10.0
+#: the most seconds a heartbeat waits for a pool connection, and the seconds between
+#: heartbeats while they fail: a lease is renewed within seconds of the database's return
+#: from an outage, not a third of a lease later (after the pool's 30 s wait), so an outage
+#: shorter than the lease lets no other worker take the call over
+BEAT_WAIT = 5.0
+BEAT_RETRY = 1.0
+
+
+def _unanswered(beat: object) -> bool:
+    """Whether a heartbeat failed for its connection (no answer from the database), not
+    for what the database said (a lost lease, the execution gone)."""
+    return isinstance(beat, Exception) and not isinstance(beat, ActaeError)
+
+
+def _beat(ctx: ToolContext) -> calls.Call[Execution]:
+    return replace(calls.heartbeat_execution(ctx.execution_id, ctx.claim_token,
+                                             channel_id=ctx.channel_id), wait=BEAT_WAIT)
 
 
 def _lost_connection(reply: object) -> bool:
@@ -255,8 +272,8 @@ def _after_beat(handle: Any, ctx: ToolContext, beat: Any) -> Plan[Outcome | None
     cancellation recorded by _cancel, or the lost lease / the stored failure)."""
     if isinstance(beat, Execution) and not beat.cancel_requested:
         return None
-    if isinstance(beat, Exception) and not isinstance(beat, ActaeError):
-        return None  # a dropped connection: try again at the next beat
+    if _unanswered(beat):
+        return None  # a dropped connection: try again (BEAT_RETRY seconds later)
     outcome: Outcome | None = yield Stop(handle, ctx)
     if outcome is not None:
         return outcome  # it finished before it could be stopped: record that
@@ -273,12 +290,14 @@ def _supervise(fn: Tool, ctx: ToolContext, lease_seconds: int) -> Plan[Outcome]:
     """Run fn(ctx) and heartbeat every third of the lease until it finishes; stop it when
     the execution is cancelled or the lease is lost."""
     handle = yield Start(fn, ctx)
+    failing = False
     while True:
-        outcome: Outcome | None = yield Wait(handle, lease_seconds / 3)
+        outcome: Outcome | None = yield Wait(handle, BEAT_RETRY if failing
+                                             else lease_seconds / 3)
         if outcome is not None:
             return outcome
-        beat = yield Attempt(calls.heartbeat_execution(
-            ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
+        beat = yield Attempt(_beat(ctx))
+        failing = _unanswered(beat)
         outcome = yield from _after_beat(handle, ctx, beat)
         if outcome is not None:
             return outcome
@@ -439,20 +458,22 @@ def _supervise_all(slots: list[_Slot], lease_seconds: int) -> Plan[None]:
     owned element not recorded yet (one heartbeat each: a finished tool's lease must hold
     until its result is recorded, or another worker could call it again). A running element
     found cancelled or lost is stopped and settled as _supervise settles one."""
-    running = [s for s in slots if s.handle is not None and s.outcome is None]
+    running: list[_Slot] = [s for s in slots if s.handle is not None and s.outcome is None]
+    failing = False
     while running:
-        beat_at = monotonic() + lease_seconds / 3
+        beat_at = monotonic() + (BEAT_RETRY if failing else lease_seconds / 3)
         for slot in running:
             slot.outcome = yield Wait(slot.handle, max(0.0, beat_at - monotonic()))
         running = [s for s in running if s.outcome is None]
         if not running:
             return
+        failing = False
         for slot in slots:
             ctx = slot.ctx
             if ctx is None or slot.handle is None or slot.recorded:
                 continue
-            beat = yield Attempt(calls.heartbeat_execution(
-                ctx.execution_id, ctx.claim_token, channel_id=ctx.channel_id))
+            beat: Any = yield Attempt(_beat(ctx))
+            failing = failing or _unanswered(beat)
             if slot.outcome is not None:
                 continue  # finished, to be recorded: its lease is only kept
             try:

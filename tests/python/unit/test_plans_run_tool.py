@@ -321,11 +321,16 @@ def test_heartbeats_every_third_of_the_lease_until_the_tool_returns() -> None:
         (is_step(Wait, timeout=3.0), None),
         (is_attempt(HEARTBEAT), beat),
         (is_step(Wait, timeout=3.0), None),
-        (is_attempt(HEARTBEAT), OSError("connection dropped")),  # tried again next beat
+        (is_attempt(HEARTBEAT), OSError("connection dropped")),  # tried again in 1 s
+        (is_step(Wait, timeout=plans.BEAT_RETRY), None),
+        (is_attempt(HEARTBEAT), beat),  # answered: every third of the lease again
         (is_step(Wait, timeout=3.0), Returned("done")),
         (is_attempt(COMPLETE), execution(status="completed", result="done")),
     )
     assert script.run(run_tool(lease_seconds=9)) == "done"
+    # a heartbeat waits for a pool connection at most BEAT_WAIT seconds, not the pool's 30
+    assert {s.call.wait for s in script.steps if isinstance(s, Attempt)
+            and s.call.sql == HEARTBEAT} == {plans.BEAT_WAIT}
 
 
 # --- reclaimed and ambiguous --------------------------------------------------------------
