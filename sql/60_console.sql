@@ -1104,18 +1104,22 @@ begin
         return v_result;
     end if;
     -- Segments before the one holding p_cursor give everything they pass on (completed up
-    -- to their clock); in that segment, what completed before the event's clock.
-    select coalesce(jsonb_agg(t.item order by t.depth, t.completed_clock, t.key_name), '[]')
+    -- to their clock); in that segment, what completed before the event's clock (v_event,
+    -- read once: as a subquery per execution row it was probed once per row).
+    v_clock := v_event.clock;
+    -- The page is cut before its items are built (one JSON object per result shown, not
+    -- per execution of the channel).
+    select coalesce(jsonb_agg(jsonb_build_object(
+        'execution_id', t.execution_id, 'key_name', t.key_name,
+        'tool_name', t.tool_name, 'result', t.result, 'attempt', t.attempt,
+        'ambiguous', t.ambiguous, 'finished_at', t.finished_at,
+        'source_channel_id', t.channel_id
+    ) order by t.depth, t.completed_clock, t.key_name), '[]')
     into v_result.tool_results
     from (
         select
-            s.depth, x.completed_clock, x.key_name,
-            jsonb_build_object(
-                'execution_id', x.execution_id, 'key_name', x.key_name,
-                'tool_name', x.tool_name, 'result', x.result, 'attempt', x.attempt,
-                'ambiguous', x.ambiguous, 'finished_at', x.finished_at,
-                'source_channel_id', x.channel_id
-            ) as item
+            s.depth, x.completed_clock, x.key_name, x.execution_id, x.tool_name, x.result,
+            x.attempt, x.ambiguous, x.finished_at, x.channel_id
         from actae._segments(v_channel) as s
         inner join actae.executions as x on x.channel_id = s.channel_id
         where s.base_cursor < p_cursor
@@ -1124,10 +1128,8 @@ begin
                 (s.max_cursor < p_cursor and x.completed_clock <= s.max_clock)
                 or (
                     coalesce(s.max_cursor, p_cursor) >= p_cursor
-                    and x.completed_clock < (
-                        select e.clock from actae.events as e
-                        where e.channel_id = s.channel_id and e.cursor = p_cursor
-                    )
+                    and s.channel_id = v_event.channel_id
+                    and x.completed_clock < v_clock
                 )
             )
         order by s.depth, x.completed_clock, x.key_name
