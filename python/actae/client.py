@@ -335,12 +335,13 @@ class ActaeClient:
         return await watcher.arun(execute, call)  # type: ignore[no-any-return]
 
     async def _run(self, call: calls.Call[T]) -> T:
+        used: Any = None  # the pool's connection, for mark_unreached
         try:
             if call.conn is not None:
                 return await self._execute(_cursor(call.conn, call.binary), call)
             # getconn/putconn rather than pool.connection(): an autocommit connection has no
             # transaction to end, so the context manager's commit round is skipped.
-            conn = await self.pool.getconn(call.wait)
+            conn = used = await self.pool.getconn(call.wait)
             try:
                 cur = _reused_cursor(conn, call.binary)
                 if conn.autocommit:
@@ -350,7 +351,8 @@ class ActaeClient:
             finally:
                 await self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
-            mark_unreached(exc)
+            if call.conn is None:  # a connection of the pool's, not the caller's
+                mark_unreached(exc, used)
             raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod
@@ -638,10 +640,11 @@ class SyncActaeClient:
         return watcher.run(self._run, call)  # type: ignore[no-any-return]
 
     def _run(self, call: calls.Call[T]) -> T:
+        used: Any = None  # the pool's connection, for mark_unreached
         try:
             if call.conn is not None:
                 return self._execute(_cursor(call.conn, call.binary), call)
-            conn = self.pool.getconn(call.wait)  # see ActaeClient._run
+            conn = used = self.pool.getconn(call.wait)  # see ActaeClient._run
             try:
                 cur = _reused_cursor(conn, call.binary)
                 if conn.autocommit:
@@ -651,7 +654,8 @@ class SyncActaeClient:
             finally:
                 self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
-            mark_unreached(exc)
+            if call.conn is None:  # a connection of the pool's, not the caller's
+                mark_unreached(exc, used)
             raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod

@@ -18,6 +18,7 @@ from typing import Any, cast
 import psycopg
 import pydantic
 from psycopg.types.json import Jsonb
+from psycopg_pool import PoolClosed, PoolTimeout
 
 
 class ActaeError(Exception):
@@ -179,25 +180,32 @@ def _unsendable_text(params: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 _UNREACHED = "_actae_unreached"  # set on an error of one of Actae's own statements
-# A connection that failed or was ended by the server (class 08, admin / crash shutdown,
-# "cannot connect now"), or none to be had (psycopg_pool's PoolTimeout: no SQLSTATE).
+# The server ended the connection or refused it (class 08, admin / crash shutdown, "cannot
+# connect now").
 _CONNECTION_STATES = ("08", "57P01", "57P02", "57P03")
 
 
-def mark_unreached(exc: BaseException) -> None:
-    """Mark ``exc``, raised by an Actae statement of the client, when it says the database
-    could not be reached: the statement's failure, not the caller's code's (see
-    ``unreached``)."""
-    if isinstance(exc, psycopg.OperationalError) and (
-            exc.sqlstate is None or exc.sqlstate.startswith(_CONNECTION_STATES)):
-        setattr(exc, _UNREACHED, True)
+def mark_unreached(exc: BaseException, conn: Any) -> None:
+    """Mark ``exc``, raised by an Actae statement on a connection of the client's pool
+    (``conn``, None when none was had), when it says the database could not be reached: a
+    connection the server ended or refused, or one lost under the statement (``conn``
+    broken). A pool that gave no connection in time (PoolTimeout) is marked "pool": the
+    database may be down, or the pool's connections all busy (the worker asks which). A
+    closed pool, or a connection of the caller's own (never passed here), are not."""
+    if isinstance(exc, PoolTimeout):
+        setattr(exc, _UNREACHED, "pool")
+    elif isinstance(exc, psycopg.OperationalError) and not isinstance(exc, PoolClosed) and (
+            (exc.sqlstate or "").startswith(_CONNECTION_STATES)
+            or (exc.sqlstate is None and conn is not None and conn.broken)):
+        setattr(exc, _UNREACHED, "server")
 
 
-def unreached(exc: BaseException) -> bool:
-    """Whether ``exc`` is one of Actae's own statements failing to reach the database (a
-    lost connection, a server restart, no pool connection in time): the worker leaves such
-    a run as after a crash, uncounted, instead of failing it as the agent's own error."""
-    return bool(getattr(exc, _UNREACHED, False))
+def unreached(exc: BaseException) -> str | None:
+    """How ``exc``, from one of Actae's own statements, failed to reach the database:
+    "server" (the connection was ended, refused or lost), "pool" (no connection in time),
+    or None (anything else: the caller's, the statement's). The worker leaves a run stopped
+    so as after a crash, uncounted, instead of failing it as the agent's own error."""
+    return cast(str | None, getattr(exc, _UNREACHED, None))
 
 
 def map_error(exc: BaseException, sql: str | None = None,

@@ -43,7 +43,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -151,10 +151,11 @@ def _plan_keys(name: str, arguments: Mapping[str, Any]) -> frozenset[tuple[Any, 
         return frozenset({(channel, compensation_key(str(key)) if name == "compensate"
                            else key)})
     tool_calls = arguments.get("tool_calls")
-    if not isinstance(tool_calls, (list, tuple)):  # the client made an iterator a list
+    # Any sequence (the client made an iterator a list); a str is no list of calls.
+    if not isinstance(tool_calls, Sequence) or isinstance(tool_calls, str | bytes):
         return frozenset()
     try:
-        return frozenset((channel, element[1]) for element in cast(list[Any], tool_calls))
+        return frozenset((channel, element[1]) for element in cast(Sequence[Any], tool_calls))
     except (TypeError, IndexError, KeyError):
         return frozenset()
 

@@ -345,10 +345,15 @@ class Run:
         return done.cursor
 
 
-def _not_unreached(exc: BaseException) -> bool:
-    """For BaseExceptionGroup.subgroup: the errors of a group that are not Actae's
-    statements failing to reach the database (a nested group is looked into)."""
-    return not isinstance(exc, BaseExceptionGroup) and not unreached(exc)
+def _unreached_kinds(exc: BaseException) -> set[str | None]:
+    """errors.unreached of each error of exc (a group's, nested groups looked into)."""
+    if isinstance(exc, BaseExceptionGroup):
+        group = cast(BaseExceptionGroup[BaseException], exc)
+        kinds: set[str | None] = set()
+        for inner in group.exceptions:
+            kinds |= _unreached_kinds(inner)
+        return kinds
+    return {unreached(exc)}
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -838,7 +843,7 @@ class Worker:
             task = asyncio.current_task()
             if not isinstance(group, Exception) and task is not None and task.cancelling():
                 return ("stopped", None)
-            if group.subgroup(_not_unreached) is None:  # every error: the database's
+            if isinstance(group, Exception) and await self._unreached(group):
                 return ("unreached", group)
             return ("failed", group)
         except asyncio.CancelledError as exc:
@@ -853,7 +858,7 @@ class Worker:
         except LeaseLost as exc:
             return ("lost", exc)
         except Exception as exc:  # noqa: BLE001 - recorded with fail_run
-            if unreached(exc):
+            if await self._unreached(exc):
                 return ("unreached", exc)
             return ("failed", exc)
         except (SystemExit, KeyboardInterrupt) as exc:
@@ -934,6 +939,27 @@ class Worker:
                         run.channel_id, exc, fallback)
             await self.client.fail_run(run.channel_id, run.claim_token, fallback,
                                        retryable=retryable)
+
+    async def _unreached(self, error: BaseException) -> bool:
+        """Whether the agent was stopped by Actae's own statements failing to reach the
+        database (every error of a group): a connection the server ended, refused or lost
+        (errors.unreached); or no pool connection in time, when a connection of its own
+        cannot be had either (the database is down, not the pool's connections all busy:
+        then it is the agent's failure, as a closed client or a connection of its own)."""
+        kinds = _unreached_kinds(error)
+        if None in kinds:
+            return False
+        if "server" in kinds:
+            return True
+        conninfo = self._dsn or self.client.pool.conninfo
+        if not isinstance(conninfo, str):  # psycopg_pool also allows a callable: not asked
+            return False
+        try:
+            await (await psycopg.AsyncConnection.connect(
+                conninfo, connect_timeout=int(BEAT_WAIT))).close()
+        except psycopg.Error:
+            return True
+        return False
 
     async def _give_back(self, run: Run, error: BaseException) -> None:
         """An agent stopped by one of Actae's own statements failing to reach the database

@@ -5,6 +5,7 @@ trace context stored with the execution and linked from replays, takeovers and f
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import threading
 import time
@@ -784,3 +785,20 @@ def test_a_run_tool_that_lost_its_lease_keeps_its_own_attempt_on_its_span(
     assert (attributes["actae.fence"], attributes["actae.attempt"],
             attributes["actae.ambiguous"]) == (1, 1, False)
     assert attributes["actae.status"] != "completed"
+
+
+def test_run_tools_given_any_sequence_owns_its_elements_traces(
+    dsn: str, spans: InMemorySpanExporter, unique: Callable[..., str]
+) -> None:
+    """run_tools takes a Sequence: a deque's elements are the run_tools span's, as a
+    list's (their stored traceparent is that span's)."""
+    channel = unique("otel-deque")
+    with SyncActaeClient(dsn, max_size=2) as client:
+        client.run_tools(collections.deque([ToolCall(lambda ctx: 1, "k1", "t", {}),
+                                            ToolCall(lambda ctx: 2, "k2", "t", {})]),
+                         channel_id=channel)
+        owner = format(only(spans, "actae.run_tools").context.span_id, "016x")
+        stored = {trace.traceparent.split("-")[2]
+                  for row in client.list_executions(channel)
+                  for trace in client.get_execution_trace(row.id)}
+    assert stored == {owner}

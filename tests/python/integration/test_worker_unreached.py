@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import psycopg
 
-from actae import ActaeClient, Run, Worker
+from actae import ActaeClient, Run, Worker, calls
 from tests.python.integration.test_worker_fixes import _sync, _until_final
 
 
@@ -88,3 +89,39 @@ async def test_a_stop_is_not_held_by_a_claim_waiting_for_a_connection(
     finally:
         await client.pool.putconn(held)
         await client.close()
+
+
+@_sync
+async def test_the_agents_own_connection_errors_are_its_failures(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """What is not the database out of reach stays the agent's failure, counted toward
+    max_attempts: a closed connection of its own passed to an Actae call (conn=), and a
+    pool it keeps busy itself (no connection in time while the database answers)."""
+    async with ActaeClient(dsn) as client, ActaeClient(dsn, max_size=1) as small:
+        mine = await psycopg.AsyncConnection.connect(dsn)
+        await mine.close()
+        queue, closed, busy = unique("q"), unique("closed"), unique("busy")
+        await client.start_run(closed, "closed", {}, queue=queue, max_attempts=1)
+        await client.start_run(busy, "busy", {}, queue=queue, max_attempts=1)
+        worker = Worker(client, queue=queue, concurrency=2, lease_seconds=2, poll_interval=0.2)
+
+        @worker.agent("closed")
+        async def closed_agent(run: Run) -> Any:
+            return await client.get_channel(run.channel_id, conn=mine)
+
+        @worker.agent("busy")
+        async def busy_agent(run: Run) -> Any:
+            held = await small.pool.getconn()  # the agent's own pool, kept busy by itself
+            try:
+                return await small.run(replace(calls.get_run(run.channel_id), wait=0.5))
+            finally:
+                await small.pool.putconn(held)
+
+        task = asyncio.create_task(worker.run_async())
+        rows = [await _until_final(client, channel, timeout=20) for channel in (closed, busy)]
+        worker.stop()
+        await task
+    assert [(r.status, r.failures, r.attempt) for r in rows] == [("failed", 1, 1)] * 2, rows
+    assert "connection is closed" in (rows[0].error or "")
+    assert "PoolTimeout" in (rows[1].error or ""), rows[1].error
