@@ -877,9 +877,9 @@ class Worker:
 
     async def _heartbeat(self, run: Run, agent_task: asyncio.Task[Any]) -> None:
         """Renew the run's lease every third of it. A heartbeat that fails (the database out
-        of reach) is tried again every BEAT_RETRY seconds, so the lease is renewed as soon
-        as the server is back, not a third of a lease later: an outage shorter than the
-        lease costs the run nothing."""
+        of reach) is tried again every BEAT_RETRY seconds, so the lease is renewed within
+        seconds of the server's return, not a third of a lease later: an outage shorter than
+        two thirds of the lease less those seconds costs the run nothing."""
         interval = self.lease_seconds / 3
         failing = False
         while True:

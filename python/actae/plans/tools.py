@@ -133,7 +133,8 @@ RECORD_RETRY_SECONDS = 10.0
 #: the most seconds a heartbeat waits for a pool connection, and the seconds between
 #: heartbeats while they fail: a lease is renewed within seconds of the database's return
 #: from an outage, not a third of a lease later (after the pool's 30 s wait), so an outage
-#: shorter than the lease lets no other worker take the call over
+#: shorter than two thirds of the lease less those seconds lets no other worker take the
+#: call over (docs/runs.md, "The database out of reach")
 BEAT_WAIT = 5.0
 BEAT_RETRY = 1.0
 
