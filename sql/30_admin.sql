@@ -173,8 +173,8 @@ $$;
 -- live fork inherits is never purged.
 -- Owner-only: another tenant's channel is AC404, as an unknown one (actae._lock_channel).
 -- Raises: AC400 bad channel_id or key_ttl not between 1 second and 100 years (of 365.25
--- days) or with a negative part (actae._interval_has_negative_part: such a lifetime, stored, could make
--- every purge fail with 22008), AC404 another tenant's channel.
+-- days) or with a negative part (actae._interval_has_negative_part: such a lifetime,
+-- stored, could make every purge fail with 22008), AC404 another tenant's channel.
 create or replace function actae.set_key_ttl(
     p_channel_id text,
     p_key_ttl interval
