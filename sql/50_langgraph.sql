@@ -848,6 +848,9 @@ declare
     v_state jsonb;
 begin
     perform actae._langgraph_check_thread(p_thread_id, p_checkpoint_ns);
+    if p_checkpoint_id is not null then  -- the length langgraph_put takes
+        perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
+    end if;
     select t.channel_id into v_channel_id from actae.langgraph_threads as t
     where t.thread_id = p_thread_id and t.checkpoint_ns = p_checkpoint_ns;
     if not found or not actae._may_read_channel(v_channel_id) then
@@ -903,7 +906,8 @@ drop function if exists actae.langgraph_list(text, text, jsonb, text, integer);
 -- list of a config that names a checkpoint), at most p_limit of them (all when null; none
 -- for 0, as LangGraph's savers). Only threads of the caller's tenants (every thread for a
 -- caller in no tenant, a global auditor).
--- Raises: AC400 bad argument (p_filter not an object, p_limit not 0..1000000000).
+-- Raises: AC400 bad argument (p_filter not an object, p_limit not 0..1000000000,
+-- checkpoint_ns over 1024 bytes, before or checkpoint_id not 1..100 bytes).
 create or replace function actae.langgraph_list(
     p_thread_id text default null,
     p_checkpoint_ns text default null,
@@ -925,6 +929,16 @@ declare
 begin
     if p_thread_id is not null then
         perform actae._check_text(p_thread_id, 'thread_id', 1024);
+    end if;
+    -- The lengths langgraph_put takes: a longer one names nothing that can exist.
+    if octet_length(p_checkpoint_ns) > 1024 then
+        perform actae._langgraph_check_thread('-', p_checkpoint_ns);
+    end if;
+    if p_before is not null then
+        perform actae._check_text(p_before, 'before', 100);
+    end if;
+    if p_checkpoint_id is not null then
+        perform actae._check_text(p_checkpoint_id, 'checkpoint_id', 100);
     end if;
     if p_filter is not null then
         perform actae._langgraph_check_object(p_filter, 'filter');
