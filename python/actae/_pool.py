@@ -40,6 +40,11 @@ PARK_SECONDS = 5.0
 RECONNECT_MAX_DELAY = 2.0
 
 
+#: set on a pool of the client's own: when (monotonic) it last failed to connect (read by
+#: errors.mark_unreached, by this name)
+CONNECT_FAILED_AT = "_actae_connect_failed_at"
+
+
 class _Reconnect(AttemptWithBackoff):
     """psycopg_pool's tries to replace a lost connection, 1, 2, 4 ... seconds apart, capped
     at RECONNECT_MAX_DELAY: uncapped, the tries after a 40 s outage came 32 s apart, so a
@@ -48,7 +53,14 @@ class _Reconnect(AttemptWithBackoff):
     twice, by a worker that was alive all along). Each try is one connection attempt (a
     refused one costs nothing); they stop at the pool's reconnect_timeout as before."""
 
+    def __init__(self, pool: object, *, timeout: float) -> None:
+        super().__init__(timeout=timeout)
+        self.pool = pool
+
     def update_delay(self, now: float) -> None:
+        # Called after each failed try: the pool's last failure is known (errors.mark_unreached
+        # tells a pool timeout during an outage from one of a pool kept busy).
+        setattr(self.pool, CONNECT_FAILED_AT, now)
         super().update_delay(now)
         self.delay = min(self.delay, RECONNECT_MAX_DELAY)
 
@@ -136,7 +148,8 @@ class ParkingPool(ConnectionPool):
 
     def _add_connection(self, attempt: AttemptWithBackoff | None,
                         growing: bool = False) -> None:
-        super()._add_connection(attempt or _Reconnect(timeout=self.reconnect_timeout), growing)
+        super()._add_connection(
+            attempt or _Reconnect(self, timeout=self.reconnect_timeout), growing)
 
     def putconn(self, conn: Connection[Any]) -> None:
         if _idle(conn) and not self.closed and getattr(conn, "_pool", None) is self:
@@ -185,7 +198,7 @@ class AsyncParkingPool(AsyncConnectionPool):
     async def _add_connection(self, attempt: AttemptWithBackoff | None,
                               growing: bool = False) -> None:
         await super()._add_connection(
-            attempt or _Reconnect(timeout=self.reconnect_timeout), growing)
+            attempt or _Reconnect(self, timeout=self.reconnect_timeout), growing)
 
     async def putconn(self, conn: AsyncConnection[Any]) -> None:
         if (_idle(conn) and not self.closed and getattr(conn, "_pool", None) is self

@@ -352,7 +352,7 @@ class ActaeClient:
                 await self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             if call.conn is None:  # a connection of the pool's, not the caller's
-                mark_unreached(exc, used)
+                mark_unreached(exc, used, self.pool)
             raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod
@@ -655,7 +655,7 @@ class SyncActaeClient:
                 self.pool.putconn(conn)
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             if call.conn is None:  # a connection of the pool's, not the caller's
-                mark_unreached(exc, used)
+                mark_unreached(exc, used, self.pool)
             raise map_error(exc, call.sql, call.params) from exc
 
     @staticmethod

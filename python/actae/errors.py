@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -181,22 +182,28 @@ def _unsendable_text(params: Mapping[str, Any]) -> tuple[str, str] | None:
 
 _UNREACHED = "_actae_unreached"  # set on an error of one of Actae's own statements
 # The server ended the connection or refused it (class 08, admin / crash shutdown, "cannot
-# connect now").
+# connect now"); any error that leaves the connection broken is counted too (57P05, an
+# idle session ended, ...).
 _CONNECTION_STATES = ("08", "57P01", "57P02", "57P03")
+_CONNECT_FAILED_AT = "_actae_connect_failed_at"  # set by actae._pool on its pools
+_RECENT = 35.0  # seconds: a pool's failure to connect this recent explains its timeout
 
 
-def mark_unreached(exc: BaseException, conn: Any) -> None:
+def mark_unreached(exc: BaseException, conn: Any, pool: Any) -> None:
     """Mark ``exc``, raised by an Actae statement on a connection of the client's pool
-    (``conn``, None when none was had), when it says the database could not be reached: a
-    connection the server ended or refused, or one lost under the statement (``conn``
-    broken). A pool that gave no connection in time (PoolTimeout) is marked "pool": the
-    database may be down, or the pool's connections all busy (the worker asks which). A
-    closed pool, or a connection of the caller's own (never passed here), are not."""
+    ``pool`` (``conn``, None when none was had), when it says the database could not be
+    reached: "server" for a connection the server ended or refused, or one left broken
+    under the statement, or a pool timeout of a pool that failed to connect moments ago (a
+    pool of the client's own records when); "pool" for another pool timeout (the database
+    may be down, or the pool's connections all busy: the worker asks which). A closed pool,
+    or a connection of the caller's own (never passed here), are not marked."""
     if isinstance(exc, PoolTimeout):
-        setattr(exc, _UNREACHED, "pool")
+        failed_at = getattr(pool, _CONNECT_FAILED_AT, None)
+        recent = failed_at is not None and time.monotonic() - failed_at < _RECENT
+        setattr(exc, _UNREACHED, "server" if recent else "pool")
     elif isinstance(exc, psycopg.OperationalError) and not isinstance(exc, PoolClosed) and (
             (exc.sqlstate or "").startswith(_CONNECTION_STATES)
-            or (exc.sqlstate is None and conn is not None and conn.broken)):
+            or (conn is not None and conn.broken)):
         setattr(exc, _UNREACHED, "server")
 
 

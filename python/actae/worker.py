@@ -85,7 +85,7 @@ from psycopg import sql
 
 from actae import _json, calls
 from actae._runtime import is_async
-from actae.client import GIVE_BACK_SECONDS, ActaeClient
+from actae.client import ActaeClient
 from actae.context import Tool
 from actae.errors import (
     ActaeError,
@@ -785,12 +785,9 @@ class Worker:
         delay = 0.1
         while True:
             try:
-                conninfo = self._dsn or self.client.pool.conninfo
-                if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
-                    raise TypeError("the client's pool has no conninfo string to listen with")
-                async with await psycopg.AsyncConnection.connect(
-                    conninfo, autocommit=True
-                ) as conn:
+                conninfo, kwargs = self._connect_args()
+                kwargs["autocommit"] = True
+                async with await psycopg.AsyncConnection.connect(conninfo, **kwargs) as conn:
                     topic = await self.client.queue_topic(self.queue, conn=conn)
                     await conn.execute(sql.SQL("listen {}").format(sql.Identifier(topic)))
                     delay = 0.1
@@ -951,30 +948,41 @@ class Worker:
             return False
         if "server" in kinds:
             return True
-        conninfo = self._dsn or self.client.pool.conninfo
-        if not isinstance(conninfo, str):  # psycopg_pool also allows a callable: not asked
-            return False
         try:
-            await (await psycopg.AsyncConnection.connect(
-                conninfo, connect_timeout=int(BEAT_WAIT))).close()
+            conninfo, kwargs = self._connect_args()
+        except TypeError:  # a pool whose conninfo is a callable: not asked, not counted so
+            return False
+        kwargs["connect_timeout"] = int(BEAT_WAIT)
+        try:
+            await (await psycopg.AsyncConnection.connect(conninfo, **kwargs)).close()
         except psycopg.Error:
             return True
         return False
 
-    async def _give_back(self, run: Run, error: BaseException) -> None:
+    def _connect_args(self) -> tuple[str, Any]:
+        """How to open a connection of the worker's own (the listener's, a probe's): its
+        DSN, or its client's pool's conninfo and connection arguments (kwargs)."""
+        if self._dsn:
+            return self._dsn, {}
+        pool = self.client.pool
+        conninfo: Any = pool.conninfo
+        if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
+            raise TypeError("the client's pool has no conninfo string to connect with")
+        kwargs: Any = pool.kwargs() if callable(pool.kwargs) else pool.kwargs
+        return conninfo, dict(kwargs or {})
+
+    def _leave(self, run: Run, error: BaseException) -> None:
         """An agent stopped by one of Actae's own statements failing to reach the database
         (a lost connection, a restart, a failover; errors.unreached): not the agent's
         failure, so nothing is recorded and it does not count toward max_attempts. The run
-        is left as after a crash: its lease is given back (shortened to GIVE_BACK_SECONDS,
-        when the database can be reached) and the next claim resumes it, counted as a lost
-        worker (docs/runs.md, "Lost workers")."""
+        is left as after a crash: its lease lapses (its heartbeats have stopped) and the next
+        claim resumes it, counted as a lost worker (docs/runs.md, "Lost workers"). The lease
+        is not given back sooner: a sync tool of the agent may still be running in its thread,
+        and a resumed run would claim its call again once the call's own lease lapsed."""
         log.warning("run %s: the database could not be reached during a step (%s); nothing"
-                    " recorded, the run is resumed by the next claim", run.channel_id,
-                    describe(error))
+                    " recorded, the run is resumed by the next claim once its lease lapses",
+                    run.channel_id, describe(error))
         self.stats["abandoned"] += 1
-        with contextlib.suppress(ActaeError, psycopg.Error, OSError):
-            await self.client.run(replace(calls.heartbeat_run(
-                run.channel_id, run.claim_token, GIVE_BACK_SECONDS), wait=BEAT_WAIT))
 
     async def _record(self, run: Run, outcome: tuple[str, Any]) -> None:
         kind, value = outcome
@@ -982,7 +990,7 @@ class Worker:
             self.stats["parked"] += 1
             return
         if kind == "unreached":
-            await self._give_back(run, value)
+            self._leave(run, value)
             return
         try:
             if kind == "completed":

@@ -12,6 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg_pool import AsyncConnectionPool
 
 from actae import ActaeClient, Run, Worker, calls
 from tests.python.integration.test_worker_fixes import _sync, _until_final
@@ -125,3 +127,56 @@ async def test_the_agents_own_connection_errors_are_its_failures(
     assert [(r.status, r.failures, r.attempt) for r in rows] == [("failed", 1, 1)] * 2, rows
     assert "connection is closed" in (rows[0].error or "")
     assert "PoolTimeout" in (rows[1].error or ""), rows[1].error
+
+
+def _kwargs_pool(dsn: str, size: int, options: str = "") -> AsyncConnectionPool:
+    """A caller's pool configured through its kwargs (no conninfo string of its own)."""
+    params = conninfo_to_dict(dsn)
+    if options:
+        params["options"] = options
+    return AsyncConnectionPool("", min_size=size, max_size=size,
+                               kwargs={**params, "autocommit": True}, open=False)
+
+
+@_sync
+async def test_on_a_callers_pool_an_ended_idle_connection_is_resumed_and_a_busy_pool_fails(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """The worker's client on a caller's pool configured through kwargs: a connection the
+    server ended while idle (idle_session_timeout, 57P05) is the database's doing (resumed,
+    uncounted); a pool the agent keeps busy is the agent's (the worker's own connection,
+    opened with the pool's kwargs, says the database answers)."""
+    ended = _kwargs_pool(dsn, 2, "-c idle_session_timeout=1500")
+    await ended.open(wait=True)
+    ran: list[int] = []
+    try:
+        async with ActaeClient(pool=ended) as client, ActaeClient(dsn, max_size=1) as small:
+            queue, idle, busy = unique("q"), unique("idle"), unique("busy")
+            await client.start_run(idle, "idle", {}, queue=queue, max_attempts=1)
+            await client.start_run(busy, "busy", {}, queue=queue, max_attempts=1)
+            worker = Worker(client, queue=queue, concurrency=2, lease_seconds=2,
+                            poll_interval=0.2)
+
+            @worker.agent("idle")
+            async def idle_agent(run: Run) -> Any:
+                if run.attempt == 1:
+                    await asyncio.sleep(2.5)  # the pool's idle connections are ended
+                return await run.tool(lambda ctx: ran.append(ctx.attempt) or 1, key="k")
+
+            @worker.agent("busy")
+            async def busy_agent(run: Run) -> Any:
+                held = await small.pool.getconn()
+                try:
+                    return await small.run(replace(calls.get_run(run.channel_id), wait=0.5))
+                finally:
+                    await small.pool.putconn(held)
+
+            task = asyncio.create_task(worker.run_async())
+            rows = [await _until_final(client, channel, timeout=25) for channel in (idle, busy)]
+            worker.stop()
+            await task
+    finally:
+        await ended.close()
+    assert (rows[0].status, rows[0].failures) == ("completed", 0), rows[0]
+    assert (rows[1].status, rows[1].failures, rows[1].attempt) == ("failed", 1, 1), rows[1]
+    assert ran == [1]
