@@ -93,6 +93,20 @@ async def test_a_stop_is_not_held_by_a_claim_waiting_for_a_connection(
         await client.close()
 
 
+def _busy_agent(small: ActaeClient) -> Callable[[Run], Any]:
+    """An agent whose Actae call gets no connection in time from a pool of its own that it
+    keeps busy itself (its only connection held): the agent's failure, not an outage."""
+
+    async def busy(run: Run) -> Any:
+        held = await small.pool.getconn()
+        try:
+            return await small.run(replace(calls.get_run(run.channel_id), wait=0.5))
+        finally:
+            await small.pool.putconn(held)
+
+    return busy
+
+
 @_sync
 async def test_the_agents_own_connection_errors_are_its_failures(
     dsn: str, unique: Callable[..., str]
@@ -112,13 +126,7 @@ async def test_the_agents_own_connection_errors_are_its_failures(
         async def closed_agent(run: Run) -> Any:
             return await client.get_channel(run.channel_id, conn=mine)
 
-        @worker.agent("busy")
-        async def busy_agent(run: Run) -> Any:
-            held = await small.pool.getconn()  # the agent's own pool, kept busy by itself
-            try:
-                return await small.run(replace(calls.get_run(run.channel_id), wait=0.5))
-            finally:
-                await small.pool.putconn(held)
+        worker.agent("busy")(_busy_agent(small))
 
         task = asyncio.create_task(worker.run_async())
         rows = [await _until_final(client, channel, timeout=20) for channel in (closed, busy)]
@@ -163,13 +171,7 @@ async def test_on_a_callers_pool_an_ended_idle_connection_is_resumed_and_a_busy_
                     await asyncio.sleep(2.5)  # the pool's idle connections are ended
                 return await run.tool(lambda ctx: ran.append(ctx.attempt) or 1, key="k")
 
-            @worker.agent("busy")
-            async def busy_agent(run: Run) -> Any:
-                held = await small.pool.getconn()
-                try:
-                    return await small.run(replace(calls.get_run(run.channel_id), wait=0.5))
-                finally:
-                    await small.pool.putconn(held)
+            worker.agent("busy")(_busy_agent(small))
 
             task = asyncio.create_task(worker.run_async())
             rows = [await _until_final(client, channel, timeout=25) for channel in (idle, busy)]
