@@ -41,7 +41,7 @@ RECONNECT_MAX_DELAY = 2.0
 
 
 #: set on a pool of the client's own: when (monotonic) it last failed to connect (read by
-#: errors.mark_unreached, by this name)
+#: errors.mark_unreached)
 CONNECT_FAILED_AT = "_actae_connect_failed_at"
 
 

@@ -21,6 +21,8 @@ import pydantic
 from psycopg.types.json import Jsonb
 from psycopg_pool import PoolClosed, PoolTimeout
 
+from actae._pool import CONNECT_FAILED_AT
+
 
 class ActaeError(Exception):
     """Base class of every error Actae raises on purpose."""
@@ -185,7 +187,6 @@ _UNREACHED = "_actae_unreached"  # set on an error of one of Actae's own stateme
 # connect now"); any error that leaves the connection broken is counted too (57P05, an
 # idle session ended, ...).
 _CONNECTION_STATES = ("08", "57P01", "57P02", "57P03")
-_CONNECT_FAILED_AT = "_actae_connect_failed_at"  # set by actae._pool on its pools
 _RECENT = 35.0  # seconds: a pool's failure to connect this recent explains its timeout
 
 
@@ -198,7 +199,7 @@ def mark_unreached(exc: BaseException, conn: Any, pool: Any) -> None:
     may be down, or the pool's connections all busy: the worker asks which). A closed pool,
     or a connection of the caller's own (never passed here), are not marked."""
     if isinstance(exc, PoolTimeout):
-        failed_at = getattr(pool, _CONNECT_FAILED_AT, None)
+        failed_at = getattr(pool, CONNECT_FAILED_AT, None)
         recent = failed_at is not None and time.monotonic() - failed_at < _RECENT
         setattr(exc, _UNREACHED, "server" if recent else "pool")
     elif isinstance(exc, psycopg.OperationalError) and not isinstance(exc, PoolClosed) and (

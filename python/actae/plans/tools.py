@@ -140,8 +140,9 @@ BEAT_RETRY = 1.0
 
 
 def _unanswered(beat: object) -> bool:
-    """Whether a heartbeat failed for its connection (no answer from the database), not
-    for what the database said (a lost lease, the execution gone)."""
+    """Whether a heartbeat got no answer of the ledger's: any error but an ActaeError (a
+    lost lease, the execution gone), so the tool runs on and the heartbeat is sent again.
+    Broader than _lost_connection, which decides whether a record is sent again."""
     return isinstance(beat, Exception) and not isinstance(beat, ActaeError)
 
 
