@@ -124,7 +124,10 @@ $$;
 -- status p_status / agent p_agent (channels without a run never match these two); tagged
 -- p_tag. Keyset pagination: pass the created_at and channel_id of the last row of a page as
 -- before_created_at / before_channel_id (both or neither) to get the next page; rows added
--- meanwhile never shift a page. A caller in a tenant lists its tenants' channels only; a
+-- meanwhile never shift a page. While that channel exists (and the caller may read it), its
+-- own created_at is the cursor's: a time sent back cut to milliseconds (a JavaScript Date)
+-- skips no row; before_created_at counts only once the channel is purged. A caller in a
+-- tenant lists its tenants' channels only; a
 -- caller in none (a global auditor or operator) every channel.
 -- last_event_at is when the channel's head event was recorded, wherever it is in its lineage
 -- (a fork with no event of its own shows the one it was forked at); null at cursor 0.
@@ -152,6 +155,7 @@ declare
     v_channel actae.channels;
     v_last timestamptz;
     v_health record;
+    v_before timestamptz := p_before_created_at;
 begin
     if p_metadata is not null and jsonb_typeof(p_metadata) <> 'object' then
         perform actae._raise(
@@ -194,6 +198,10 @@ begin
     end if;
     perform actae._require(p_max_rows is null, 'max_rows');
     perform actae._check_range(p_max_rows, 'max_rows', 1, 1000);
+    if p_before_channel_id is not null then
+        select coalesce(max(c.created_at), v_before) into v_before from actae.channels as c
+        where c.channel_id = p_before_channel_id and (v_roles is null or c.tenant = any(v_roles));
+    end if;
     if current_setting('citus.version', true) is not null then
         -- On Citus: the page with a plain multi-shard query (tables joined on channel_id, no
         -- function of a row, which Citus would send to the shards), then each row's health
@@ -218,8 +226,8 @@ begin
                 and (p_tag is null or p_tag = any(a.tags))
                 and (v_roles is null or c.tenant = any(v_roles))
                 and (
-                    p_before_created_at is null
-                    or (c.created_at, c.channel_id) < (p_before_created_at, p_before_channel_id)
+                    v_before is null
+                    or (c.created_at, c.channel_id) < (v_before, p_before_channel_id)
                 )
             order by c.created_at desc, c.channel_id desc
             limit p_max_rows
@@ -269,8 +277,8 @@ begin
         and (p_tag is null or p_tag = any(a.tags))
         and (v_roles is null or c.tenant = any(v_roles))
         and (
-            p_before_created_at is null
-            or (c.created_at, c.channel_id) < (p_before_created_at, p_before_channel_id)
+            v_before is null
+            or (c.created_at, c.channel_id) < (v_before, p_before_channel_id)
         )
     order by c.created_at desc, c.channel_id desc
     limit p_max_rows;
