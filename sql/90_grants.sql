@@ -98,7 +98,7 @@ begin
             f.oid::regprocedure::text as name,
             array_remove(array[
                 case when f.operator_only then 'actae_operator'::regrole end,
-                case when not f.operator_only and f.proname not like '\_%'
+                case when not f.operator_only and left(f.proname, 1) <> '_'
                     then 'actae_agent'::regrole end,
                 case when f.proname in (
                     'get_execution', 'list_executions', 'list_expired_leases', 'get_channel',

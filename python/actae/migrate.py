@@ -39,7 +39,8 @@ Hardening (the migrator is usually a superuser; the database may hold other role
 
 * every file runs with ``search_path = pg_catalog, pg_temp``, so a function or operator that
   another role planted in a writable schema (``public`` before PostgreSQL 15) can never be
-  picked by an unqualified call in a DO block or migration;
+  picked by an unqualified call in a DO block or migration, and with
+  ``standard_conforming_strings = on``, so a backslash in a literal is a backslash;
 * a pre-existing schema ``actae`` or table ``actae.schema_migrations`` must be owned by the
   migrating role, ``actae_owner`` or a superuser (or, for a non-superuser migrator, a role it
   belongs to); anything else is refused before anything is created in it.
@@ -67,7 +68,11 @@ LOCK_KEY = int.from_bytes(b"actae-mg", "big")
 
 _MIGRATION_FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
 
-_SAFE_PATH = b"set search_path = pg_catalog, pg_temp"
+# The session every file runs in: a function or operator planted in a writable schema is never
+# picked by an unqualified call, and a string literal means what it says whatever the
+# database's or the caller's settings (standard_conforming_strings off made a pattern's
+# backslash vanish, and 90_grants.sql then revoked every function from actae_agent).
+_SAFE_SESSION = b"set search_path = pg_catalog, pg_temp; set standard_conforming_strings = on"
 
 # Owners of pre-existing actae objects that nobody else can have planted: (kind, name, owner).
 _UNTRUSTED_OWNERS = b"""
@@ -324,7 +329,7 @@ def _required_migrations(root: Path) -> list[Migration]:
 @contextmanager
 def _locked_connection(dsn: str) -> Generator[psycopg.Connection[tuple[Any, ...]]]:
     with connect(dsn) as conn:
-        conn.execute(_SAFE_PATH)
+        conn.execute(_SAFE_SESSION)
         conn.execute("select pg_catalog.pg_advisory_lock(%s)", (LOCK_KEY,))
         try:
             yield conn
@@ -408,7 +413,7 @@ def _check_history(
 def _execute_file(conn: psycopg.Connection, path: Path, root: Path) -> None:
     text = path.read_bytes()
     try:
-        conn.execute(_SAFE_PATH)  # a previous file may have changed it
+        conn.execute(_SAFE_SESSION)  # a previous file may have changed it
         conn.execute(text)
     except psycopg.Error as exc:
         where = path.relative_to(root).as_posix()
@@ -451,7 +456,7 @@ def apply_role_settings(
     next connection. Returns the logins changed."""
     chosen = AGENT_ROLE_SETTINGS if settings is None else settings
     with connect(dsn) as conn:
-        conn.execute(_SAFE_PATH)
+        conn.execute(_SAFE_SESSION)
         names = list(logins) if logins else [
             row[0] for row in conn.execute(_AGENT_LOGINS).fetchall()]
         database = conn.info.dbname
@@ -496,7 +501,7 @@ def revoke_public_locks(dsn: str) -> list[str]:
     timeout. Grant EXECUTE back to a role of another application that needs them. Returns
     the functions."""
     with connect(dsn) as conn:
-        conn.execute(_SAFE_PATH)
+        conn.execute(_SAFE_SESSION)
         with conn.transaction():
             conn.execute(_REVOKE_LOCKS)
             return [row[0] for row in conn.execute(_ADVISORY_FUNCTIONS).fetchall()]
@@ -507,7 +512,7 @@ def revoke_public_connect(dsn: str) -> str:
     to Actae's roles (their members inherit it). A role with no grant can then no longer
     connect (and so fill the NOTIFY queue or hold locks). Returns the database name."""
     with connect(dsn) as conn:
-        conn.execute(_SAFE_PATH)
+        conn.execute(_SAFE_SESSION)
         database = sql.Identifier(conn.info.dbname)
         with conn.transaction():
             conn.execute(sql.SQL(

@@ -196,3 +196,22 @@ def test_commands_keep_the_dsns_connect_timeout(silent_server: int,
     line = one_line(actae(*command, dsn=dsn, timeout=30))
     assert "timeout" in line
     assert 2.5 < time.monotonic() - started < 9  # its 3 s, not CONNECT_SECONDS' 10
+
+
+def test_a_migrate_without_standard_conforming_strings_grants_as_shipped(dsn: str) -> None:
+    """A migrate in a session with standard_conforming_strings off (a database's or role's
+    setting, or PGOPTIONS) grants actae_agent the API functions as any other migrate: the
+    grants' pattern read with its backslash dropped revoked every one of them."""
+    off = psycopg.conninfo.make_conninfo(dsn, options="-c standard_conforming_strings=off")
+    try:
+        migrations.migrate(off)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            row = conn.execute(
+                "select count(*) filter (where has_function_privilege('actae_agent', p.oid,"
+                " 'EXECUTE')), count(*) from pg_proc as p"
+                " where p.pronamespace = 'actae'::regnamespace"
+                " and p.proname in ('claim_execution', 'complete_execution', 'record_event')"
+            ).fetchone()
+        assert row == (3, 3)
+    finally:
+        migrations.migrate(dsn)  # the shipped grants back for the tests after this one
