@@ -125,8 +125,11 @@ def _sync_plan(
 
 
 def pool_kwargs() -> dict[str, Any]:
-    """The connection settings of the pools clients open for themselves."""
-    return {"autocommit": True}
+    """The connection settings of the pools clients open for themselves. The client encoding
+    is UTF-8 whatever the database's or PGCLIENTENCODING: JSON goes out as UTF-8 bytes, which
+    a LATIN1 or WIN1252 session would store as other characters (a fork's block policy on
+    "café" then matched no tool), and a SQL_ASCII one returns text as bytes."""
+    return {"autocommit": True, "client_encoding": "UTF8"}
 
 
 _NAMES: dict[tuple[str, int], tuple[str, ...]] = {}

@@ -121,23 +121,24 @@ _ARGUMENT = re.compile(r"%\((\w+)\)[sb]::(\w+)(\[\])?")
 _INTEGERS = {"smallint": 2**15, "integer": 2**31, "bigint": 2**63}
 
 
-def _refused_argument(sql: str, params: Mapping[str, Any],
+def _refused_argument(sql: str, params: Mapping[str, Any], sqlstate: str,
                       message: str) -> tuple[str, str] | None:
     """The argument whose cast the server refused before the function ran (class 22), as
-    its ``message`` says: an integer beyond its SQL type ("integer out of range"), JSON with
-    NaN or Infinity ("invalid input syntax for type json"); and why. None when no argument
-    of that type explains it (another argument's refusal is not blamed on it). Only looked
-    for once the server has refused the statement."""
+    its ``sqlstate`` and ``message`` say: an integer beyond its SQL type (22003), JSON with
+    NaN or Infinity (22P02 naming type json); and why. None when no argument explains it
+    (another argument's refusal is not blamed on it). Only the SQLSTATE and the type's name
+    are read: lc_messages translates the rest ("Typ json"). Only looked for once the server
+    has refused the statement."""
     for name, sql_type, array in _ARGUMENT.findall(sql):
         value = params.get(name)
         values: Sequence[Any] = (cast(Sequence[Any], value)
                                  if array and isinstance(value, list | tuple) else [value])
         bound = _INTEGERS.get(sql_type)
-        if bound and f"{sql_type} out of range" in message:
+        if bound and sqlstate == "22003":
             beyond = [v for v in values if isinstance(v, int) and not -bound <= v < bound]
             if beyond:
                 return name, f"is out of range for a PostgreSQL {sql_type}: {beyond[0]}"
-        if sql_type == "jsonb" and "type json" in message and any(
+        if sql_type == "jsonb" and sqlstate == "22P02" and "json" in message and any(
                 isinstance(v, Jsonb) and _not_finite(v.obj) for v in values):
             return name, "is not valid JSON: NaN and Infinity are not JSON numbers"
     return None
@@ -240,12 +241,16 @@ def map_error(exc: BaseException, sql: str | None = None,
     if isinstance(exc, pydantic.ValidationError):
         # A row that does not fit its model is a driver/schema mismatch, not bad input.
         return exc
+    if isinstance(exc, UnicodeDecodeError):
+        # A row read back in another client encoding (a caller's pool): not an argument.
+        return exc
     if isinstance(exc, psycopg.DataError | UnicodeEncodeError | ValueError):
         refused = None
         # Refused by the server (class 22) before the function ran, not by the encoder.
         if (isinstance(exc, psycopg.DataError) and (exc.sqlstate or "").startswith("22")
                 and sql and params):
-            refused = _refused_argument(sql, params, exc.diag.message_primary or "")
+            refused = _refused_argument(sql, params, exc.sqlstate or "",
+                                        exc.diag.message_primary or "")
         if refused is None and params:
             refused = _unsendable_text(params)
         if refused is not None:

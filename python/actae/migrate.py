@@ -212,7 +212,7 @@ def connect_timeout(dsn: str) -> dict[str, Any]:
 def connect(dsn: str) -> psycopg.Connection[tuple[Any, ...]]:
     """An autocommit connection that gives up connecting as connect_timeout says (the
     migrator's, and the command line's for its administrator commands)."""
-    return psycopg.connect(dsn, autocommit=True, **connect_timeout(dsn))
+    return psycopg.connect(dsn, autocommit=True, client_encoding="UTF8", **connect_timeout(dsn))
 
 
 def find_sql_files(root: Path) -> list[Path]:
