@@ -187,6 +187,10 @@ def _after(params: Mapping[str, str]) -> int | None:
 # maybe created again under its id. The page loads again (channel.html): the new channel
 # from its start, or the page saying there is no such channel.
 GONE = "event: gone\ndata: \n\n"
+# A live stream's message when the console's database takes no writes (a hot standby, or a
+# read-only default for its login): a live view registers its watch and LISTENs, which such
+# a server refuses (25006). The page stops asking for one, where it asked every 2 s.
+UNAVAILABLE = "event: unavailable\ndata: \n\n"
 
 
 def _required(params: Mapping[str, str], name: str) -> str:
@@ -548,6 +552,9 @@ def create_app(dsn: str, *, allow_writer: bool = False, host: str = "127.0.0.1",
                         yield f"event: rows\n{sse_data(html)}\n"
             except NotFound:  # purged, not created again (yet)
                 yield GONE
+            except psycopg.errors.ReadOnlySqlTransaction as exc:
+                log.warning("live view of %s not available: %s", channel_id, exc)
+                yield UNAVAILABLE
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 # The connection was lost (a restart, a terminated backend): the stream ends,
                 # and the browser opens it again. One line, not an ASGI traceback.

@@ -380,3 +380,26 @@ def test_a_live_view_whose_connection_is_lost_ends_with_one_line(
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == [], [r.getMessage() for r in errors]
     assert any(f"live view of {channel} ended" in r.getMessage() for r in caplog.records)
+
+
+def test_a_live_view_on_a_read_only_database_says_so_once(
+    dsn: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A console on a hot standby (here a login whose transactions are read-only, which the
+    live view's watch meets the same way: SQLSTATE 25006) serves its pages; a live view
+    cannot be had there. The stream says `unavailable` (the page stops asking) and the
+    console logs one line: it logged an ASGI traceback, and the page asked again every 2 s."""
+    channel = f"cf-ro-{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("select actae.record_event(%s, 'e', '{}')", (channel,))
+    with reader_role(dsn) as login:
+        read_only = make_conninfo(login, options="-c default_transaction_read_only=on")
+        with serve(read_only) as url:
+            page = httpx.get(f"{url}/channel", params={"id": channel}, timeout=30)
+            assert page.status_code == 200 and channel in page.text
+            got = messages(f"{url}/channel/stream?id={channel}", 3)
+    assert got == ["retry: 2000", "event: unavailable\ndata: "]
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+    assert any(f"live view of {channel} not available" in r.getMessage()
+               for r in caplog.records)
