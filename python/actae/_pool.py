@@ -24,6 +24,7 @@ Private: a caller's own pool (``ActaeClient(pool=...)``) is never replaced.
 
 from __future__ import annotations
 
+import os
 import select
 import threading
 from time import monotonic
@@ -104,6 +105,33 @@ def _alive(conn: Connection[Any] | AsyncConnection[Any]) -> bool:
 
 _SINCE = "_actae_out_since"  # when the connection last left the pool itself
 
+#: how many forks lie between this process and the one that imported this module: a pool
+#: opened before a fork refuses the child's calls (its connections are the parent's, and
+#: psycopg_pool's threads did not come along)
+_forks = 0
+
+
+def _forked() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+class ForkedPool(RuntimeError):
+    """A pool of a client opened before this process was forked: its connections belong to
+    the parent, whose replies a child would read. Open a client in each process after the
+    fork (a ``multiprocessing`` worker's initializer, a server's post-fork hook)."""
+
+
+def _unforked(pool: ParkingPool | AsyncParkingPool) -> None:
+    if pool._born != _forks:  # pyright: ignore[reportPrivateUsage]
+        raise ForkedPool(
+            f"this client was opened in process {pool._born_pid} before process"  # pyright: ignore[reportPrivateUsage]
+            f" {os.getpid()} was forked from it, and its connections are that process's:"
+            " open a client in each process after the fork")
+
 C = TypeVar("C", Connection[Any], AsyncConnection[Any])
 
 
@@ -125,8 +153,10 @@ class ParkingPool(ConnectionPool):
         self._parked: Connection[Any] | None = None
         self._entering = 0  # callers inside ConnectionPool.getconn
         self._closing = False  # set under the lock: nothing is parked once close() began
+        self._born, self._born_pid = _forks, os.getpid()
 
     def getconn(self, timeout: float | None = None) -> Connection[Any]:
+        _unforked(self)
         with self._park_lock:
             conn, self._parked = self._parked, None
             if conn is not None and _fresh(conn) and _alive(conn):
@@ -177,8 +207,10 @@ class AsyncParkingPool(AsyncConnectionPool):
         self._parked: AsyncConnection[Any] | None = None
         self._entering = 0
         self._closing = False  # nothing is parked once close() began (it awaits)
+        self._born, self._born_pid = _forks, os.getpid()
 
     async def getconn(self, timeout: float | None = None) -> AsyncConnection[Any]:
+        _unforked(self)
         conn, self._parked = self._parked, None
         if conn is not None and _fresh(conn) and _alive(conn):
             return conn

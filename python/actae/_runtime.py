@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -84,6 +85,16 @@ MAX_IDLE = 8
 _jobs: queue.SimpleQueue[ThreadRun] = queue.SimpleQueue()
 _idle_lock = threading.Lock()
 _idle = 0
+
+
+def _forked() -> None:
+    """In a forked child: the idle workers did not come along (only the forking thread
+    does), so none is counted; the queue and the lock start afresh."""
+    global _jobs, _idle_lock, _idle
+    _jobs, _idle_lock, _idle = queue.SimpleQueue[ThreadRun](), threading.Lock(), 0
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _submit(job: ThreadRun) -> None:

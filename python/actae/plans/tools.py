@@ -57,6 +57,7 @@ from time import monotonic
 from typing import Any, NamedTuple, NoReturn, cast
 
 import psycopg
+from psycopg_pool import PoolClosed
 
 from actae import calls
 from actae.context import Tool, ToolContext, compensation_key, idempotency_key
@@ -152,8 +153,10 @@ def _beat(ctx: ToolContext) -> calls.Call[Execution]:
 
 
 def _lost_connection(reply: object) -> bool:
-    """Whether a call failed for its connection, not for what the database said of it."""
-    return isinstance(reply, psycopg.OperationalError | psycopg.InterfaceError)
+    """Whether a call failed for its connection, not for what the database said of it (nor
+    for a pool that was closed: psycopg_pool's PoolClosed is an OperationalError too)."""
+    return (isinstance(reply, psycopg.OperationalError | psycopg.InterfaceError)
+            and not isinstance(reply, PoolClosed))
 
 
 def _recorded(call: calls.Call[Any]) -> Plan[tuple[Any, bool]]:
