@@ -3,7 +3,9 @@
 -- any chain of grants, or is its own tenant when it is granted actae_agent directly or is a
 -- superuser. Every channel records its tenant; agent-facing functions act only on channels
 -- whose tenant session_user is a member of (SECURITY DEFINER runs as actae_owner, so
--- current_user is never the caller).
+-- current_user is never the caller). Tenants are stored as role oids; actae.tenant_names
+-- keeps their names, so a restore into another cluster moves them back onto their roles
+-- (actae._reconcile_tenant_names).
 
 -- actae._caller_tenants — the tenants session_user belongs to: itself when it is a superuser
 -- or granted actae_agent directly; else every role it is a member of through any chain of
@@ -239,7 +241,8 @@ $$;
 -- Guarantees: the channel's purge guard is held exclusively and its row locked while its
 -- rows move, so a claim of a new key (which reads the channel's tenant behind the guard,
 -- held shared: actae._claim_channel) either commits before and has its execution moved
--- too, or reads the channel after this commits; returns the channel.
+-- too, or reads the channel after this commits; the tenant's name is recorded
+-- (actae._remember_tenant); returns the channel.
 -- Raises: AC400 bad channel_id, or p_tenant is not a role granted actae_agent directly;
 -- AC404 unknown channel.
 create or replace function actae.assign_tenant(
@@ -266,6 +269,7 @@ begin
         );
     end if;
     perform pg_advisory_xact_lock(actae._guard_key(1633907809, p_channel_id));
+    perform actae._remember_tenant(v_tenant);
     update actae.channels as c set tenant = v_tenant
     where c.channel_id = p_channel_id
     returning c.* into v_channel;
@@ -274,5 +278,143 @@ begin
     end if;
     update actae.executions as e set tenant = v_tenant where e.channel_id = p_channel_id;
     return actae._channel_row(v_channel);
+end;
+$$;
+
+-- actae._remember_tenant — record the name of role p_tenant in actae.tenant_names (migration
+-- 0025) before its oid is stored as a tenant (a new channel's, assign_tenant's, a quota's),
+-- so that a restore into another cluster can find the role again by name
+-- (actae._reconcile_tenant_names).
+-- Guarantees: a tenant already recorded costs one primary-key probe and writes nothing; a
+-- new one is inserted once (concurrent first uses of one tenant: one row, the other waits
+-- for it; a REPEATABLE READ or SERIALIZABLE one may then fail with 40001, to be retried). An
+-- oid that names no role is not recorded. A name recorded earlier is not refreshed here (a
+-- renamed role's is, at the next migrate).
+create or replace function actae._remember_tenant(
+    p_tenant oid
+) returns void
+language plpgsql
+volatile
+as $$
+declare
+    v_name text;
+begin
+    perform from actae.tenant_names as t where t.tenant = p_tenant;
+    if found then
+        return;
+    end if;
+    select r.rolname::text into v_name from pg_catalog.pg_roles as r where r.oid = p_tenant;
+    if found then
+        insert into actae.tenant_names (tenant, name) values (p_tenant, v_name)
+        on conflict (tenant) do nothing;
+    end if;
+end;
+$$;
+
+-- actae._reconcile_tenant_names — make the tenant oids stored in channels, executions and
+-- quotas name the roles actae.tenant_names recorded them for. Called by every `actae
+-- migrate` (sql/95_tenant_names.sql), as a superuser (it reads pg_control_system()).
+-- Guarantees:
+--   * recorded in this cluster (same system identifier), or in none: the oids are right;
+--     a renamed role's recorded name is refreshed, nothing else changes;
+--   * recorded in another cluster (a logical restore, or pg_upgrade): every recorded name
+--     is looked up among this cluster's roles and each table's tenant oids are rewritten
+--     from the old oid to the new in one statement over the whole mapping (each row's new
+--     oid read from its old one, so two tenants whose oids swapped, or a chain, end right);
+--     quotas and the registry, whose key is the tenant, by delete and insert (an UPDATE
+--     of a swap would collide on the primary key). A NOTICE lists what moved; oids that already
+--     agree (pg_upgrade keeps them) write nothing. Two recorded oids of one name (a role
+--     dropped and created again) both move to that role. Then this cluster is recorded.
+--   * a stored oid that is not in the registry (a row inserted by hand) is left as it is;
+--     so is written_by (the writing login, an audit record): after a restore into another
+--     cluster it may name no role, or another one.
+--   * every statement reads or writes one table with constants (no join of an Actae table
+--     with the catalogs, no UPDATE ... FROM), so it runs on Citus as well, where these are
+--     distributed or reference tables (sql/citus/distribute.sql).
+-- Raises: 55000 naming every recorded tenant that has no role of that name in this cluster
+-- (nothing is changed; the caller's transaction, the migrate, fails): restore the roles
+-- first, or delete the row of a tenant dropped on purpose from actae.tenant_names.
+create or replace function actae._reconcile_tenant_names() returns void
+language plpgsql
+volatile
+as $$
+declare
+    v_here bigint := (select s.system_identifier from pg_catalog.pg_control_system() as s);
+    v_recorded bigint;
+    v_row record;
+    v_role oid;
+    v_name text;
+    v_from oid [] := '{}'::oid [];
+    v_to oid [] := '{}'::oid [];
+    v_names text [] := '{}'::text [];
+    v_missing text [] := '{}'::text [];
+    v_quotas actae.quotas [];
+begin
+    select t.system_identifier into v_recorded from actae.tenant_names_cluster as t;
+    if v_recorded is null or v_recorded = v_here then
+        for v_row in select t.tenant, t.name from actae.tenant_names as t loop
+            select r.rolname::text into v_name from pg_catalog.pg_roles as r
+            where r.oid = v_row.tenant;
+            if found and v_name <> v_row.name then
+                update actae.tenant_names as t set name = v_name where t.tenant = v_row.tenant;
+            end if;
+        end loop;
+    else
+        for v_row in select t.tenant, t.name from actae.tenant_names as t order by t.name loop
+            v_role := pg_catalog.to_regrole(pg_catalog.quote_ident(v_row.name));
+            if v_role is null then
+                v_missing := v_missing || v_row.name;
+            elsif v_role <> v_row.tenant then
+                v_from := v_from || v_row.tenant;
+                v_to := v_to || v_role;
+                v_names := v_names || v_row.name;
+            end if;
+        end loop;
+        if cardinality(v_missing) > 0 then
+            perform actae._raise(
+                '55000',
+                format('the tenants %s were recorded in another cluster (a logical restore) and '
+                    'no role here has their names: restore the roles first (pg_dumpall '
+                    '--roles-only of the source cluster), or delete the row of a tenant dropped '
+                    'on purpose from actae.tenant_names, then migrate again; nothing was '
+                    'changed', array_to_string(v_missing, ', ')),
+                jsonb_build_object('missing', to_jsonb(v_missing))
+            );
+        end if;
+        if cardinality(v_from) > 0 then
+            -- The old -> new mapping as constants (a multi-shard UPDATE on Citus), each row's
+            -- new oid read from its old one: v_to[position of the old oid in v_from].
+            execute format('update actae.channels as c set tenant = (%L::oid [])'
+                '[pg_catalog.array_position(%L::oid [], c.tenant)] '
+                'where c.tenant = any(%L::oid [])', v_to, v_from, v_from);
+            execute format('update actae.executions as e set tenant = (%L::oid [])'
+                '[pg_catalog.array_position(%L::oid [], e.tenant)] '
+                'where e.tenant = any(%L::oid [])', v_to, v_from, v_from);
+            select array_agg(q) into v_quotas from actae.quotas as q
+            where q.tenant = any(v_from);
+            if v_quotas is not null then
+                delete from actae.quotas as q where q.tenant = any(v_from);
+                insert into actae.quotas (
+                    tenant, max_channels, max_bytes, max_events_per_channel, used_bytes,
+                    used_channels, measured_at, set_at
+                )
+                select
+                    v_to[array_position(v_from, x.tenant)], x.max_channels, x.max_bytes,
+                    x.max_events_per_channel, x.used_bytes, x.used_channels, x.measured_at,
+                    x.set_at
+                from unnest(v_quotas) as x;
+            end if;
+            delete from actae.tenant_names as t where t.tenant = any(v_from);
+            insert into actae.tenant_names (tenant, name)
+            select m.new, m.name from unnest(v_to, v_names) as m (new, name)
+            on conflict (tenant) do nothing;
+            raise notice 'tenants restored from another cluster moved to their roles here: %',
+                (select string_agg(format('%s (oid %s -> %s)', m.name, m.old, m.new), ', ')
+                    from unnest(v_names, v_from, v_to) as m (name, old, new));
+        end if;
+    end if;
+    insert into actae.tenant_names_cluster as t (system_identifier) values (v_here)
+    on conflict (only_row) do update set system_identifier = excluded.system_identifier
+    where t.system_identifier is distinct from excluded.system_identifier;
 end;
 $$;

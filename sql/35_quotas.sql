@@ -14,7 +14,8 @@
 
 -- actae.set_quota — set (or, with every limit null, remove) a tenant's quotas.
 -- Guarantees: a null limit is no limit; 0 forbids (no new channel, no append). The
--- measured usage of the tenant is kept. Operator only (actae_operator).
+-- measured usage of the tenant is kept. A tenant given limits has its name recorded
+-- (actae._remember_tenant). Operator only (actae_operator).
 -- p_tenant is the tenant role's name (as rolname, not quoted).
 -- Raises: AC400 tenant null, empty, or not a tenant (a role granted actae_agent directly:
 -- actae._tenant_role; a tenant's login is not one), or a limit outside 0 ..
@@ -51,6 +52,7 @@ begin
         delete from actae.quotas as q where q.tenant = v_tenant;
         return;
     end if;
+    perform actae._remember_tenant(v_tenant);
     return query
     insert into actae.quotas as q (
         tenant, max_channels, max_bytes, max_events_per_channel, set_at
@@ -143,11 +145,12 @@ $$;
 -- (a transaction advisory lock) and counted exactly, so the quota is never exceeded, also
 -- by concurrent creators. A channel that already exists is not created again: its own
 -- tenant comes back, with nothing counted or checked (so a login in several tenants may
--- use an existing channel of one of them; the caller's ownership check decides). A tenant
--- without a quota row pays one primary-key probe. The count needs a snapshot taken after
--- the lock, which only READ COMMITTED gives (a REPEATABLE READ or SERIALIZABLE snapshot
--- predates the lock and misses channels created meanwhile), so a creation that must be
--- counted is refused in any other isolation level.
+-- use an existing channel of one of them; the caller's ownership check decides). The new
+-- channel's tenant has its name recorded (actae._remember_tenant: one primary-key probe once
+-- it is known). A tenant without a quota row pays one more primary-key probe. The count
+-- needs a snapshot taken after the lock, which only READ COMMITTED gives (a REPEATABLE READ
+-- or SERIALIZABLE snapshot predates the lock and misses channels created meanwhile), so a
+-- creation that must be counted is refused in any other isolation level.
 -- Raises: AC429 when the tenant has max_channels channels, or its measured bytes reached
 -- max_bytes; AC400 from actae._caller_tenant; 0A000 (actae._not_read_committed) when the
 -- tenant has a max_channels quota and the transaction is not READ COMMITTED.
@@ -167,6 +170,7 @@ begin
         return v_tenant;
     end if;
     v_tenant := actae._caller_tenant();
+    perform actae._remember_tenant(v_tenant);
     select q.* into v_quota from actae.quotas as q where q.tenant = v_tenant;
     if not found or (v_quota.max_channels is null and v_quota.max_bytes is null) then
         return v_tenant;

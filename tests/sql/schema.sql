@@ -1162,6 +1162,22 @@ CREATE FUNCTION actae._readable() RETURNS oid[]
     AS $$ (body in sql/) $$;
 
 --
+-- Name: _reconcile_tenant_names(); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._reconcile_tenant_names() RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
+-- Name: _remember_tenant(oid); Type: FUNCTION; Schema: actae; Owner: -
+--
+
+CREATE FUNCTION actae._remember_tenant(p_tenant oid) RETURNS void
+    LANGUAGE plpgsql
+    AS $$ (body in sql/) $$;
+
+--
 -- Name: _require(boolean, text); Type: FUNCTION; Schema: actae; Owner: -
 --
 
@@ -2044,6 +2060,25 @@ CREATE TABLE actae.snapshots (
 ALTER TABLE ONLY actae.snapshots ALTER COLUMN state SET COMPRESSION lz4;
 
 --
+-- Name: tenant_names; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.tenant_names (
+    tenant oid NOT NULL,
+    name text NOT NULL
+);
+
+--
+-- Name: tenant_names_cluster; Type: TABLE; Schema: actae; Owner: -
+--
+
+CREATE TABLE actae.tenant_names_cluster (
+    only_row boolean DEFAULT true NOT NULL,
+    system_identifier bigint NOT NULL,
+    CONSTRAINT tenant_names_cluster_only_row_check CHECK (only_row)
+);
+
+--
 -- Name: tool_stats; Type: VIEW; Schema: actae; Owner: -
 --
 
@@ -2172,6 +2207,20 @@ ALTER TABLE ONLY actae.snapshots
 
 ALTER TABLE ONLY actae.snapshots
     ADD CONSTRAINT snapshots_pkey PRIMARY KEY (channel_id, version);
+
+--
+-- Name: tenant_names_cluster tenant_names_cluster_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.tenant_names_cluster
+    ADD CONSTRAINT tenant_names_cluster_pkey PRIMARY KEY (only_row);
+
+--
+-- Name: tenant_names tenant_names_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
+--
+
+ALTER TABLE ONLY actae.tenant_names
+    ADD CONSTRAINT tenant_names_pkey PRIMARY KEY (tenant);
 
 --
 -- Name: topic_secret topic_secret_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
@@ -3102,6 +3151,18 @@ REVOKE ALL ON FUNCTION actae._raise_for_element(p_state text, p_message text, p_
 REVOKE ALL ON FUNCTION actae._readable() FROM PUBLIC;
 
 --
+-- Name: FUNCTION _reconcile_tenant_names(); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._reconcile_tenant_names() FROM PUBLIC;
+
+--
+-- Name: FUNCTION _remember_tenant(p_tenant oid); Type: ACL; Schema: actae; Owner: -
+--
+
+REVOKE ALL ON FUNCTION actae._remember_tenant(p_tenant oid) FROM PUBLIC;
+
+--
 -- Name: FUNCTION _require(p_missing boolean, p_argument text); Type: ACL; Schema: actae; Owner: -
 --
 
@@ -3668,6 +3729,18 @@ GRANT SELECT ON TABLE actae.ledger_status TO actae_auditor;
 --
 
 GRANT SELECT ON TABLE actae.snapshots TO actae_auditor;
+
+--
+-- Name: TABLE tenant_names; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.tenant_names TO actae_auditor;
+
+--
+-- Name: TABLE tenant_names_cluster; Type: ACL; Schema: actae; Owner: -
+--
+
+GRANT SELECT ON TABLE actae.tenant_names_cluster TO actae_auditor;
 
 --
 -- Name: TABLE tool_stats; Type: ACL; Schema: actae; Owner: -
