@@ -322,7 +322,8 @@ $$;
 --     from the old oid to the new in one statement over the whole mapping (each row's new
 --     oid read from its old one, so two tenants whose oids swapped, or a chain, end right);
 --     quotas and the registry, whose key is the tenant, by delete and insert (an UPDATE
---     of a swap would collide on the primary key). A NOTICE lists what moved; oids that already
+--     of a swap would collide on the primary key). A WARNING lists what moved (actae migrate
+--     prints it); oids that already
 --     agree (pg_upgrade keeps them) write nothing. Two recorded oids of one name (a role
 --     dropped and created again) both move to that role. Then this cluster is recorded.
 --   * a stored oid that is not in the registry (a row inserted by hand) is left as it is;
@@ -408,7 +409,7 @@ begin
             insert into actae.tenant_names (tenant, name)
             select m.new, m.name from unnest(v_to, v_names) as m (new, name)
             on conflict (tenant) do nothing;
-            raise notice 'tenants restored from another cluster moved to their roles here: %',
+            raise warning 'tenants restored from another cluster moved to their roles here: %',
                 (select string_agg(format('%s (oid %s -> %s)', m.name, m.old, m.new), ', ')
                     from unnest(v_names, v_from, v_to) as m (name, old, new));
         end if;

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import logging
 import os
 import re
 from collections.abc import Generator, Iterable
@@ -65,6 +66,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 # Advisory lock key shared by every Actae migrator: the bytes of "actae-mg" as a bigint.
 LOCK_KEY = int.from_bytes(b"actae-mg", "big")
+
+log = logging.getLogger(__name__)
 
 _MIGRATION_FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
 
@@ -230,6 +233,7 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
     migrations = _required_migrations(root)
     applied: list[str] = []
     with _locked_connection(dsn) as conn:
+        conn.add_notice_handler(_log_warning)
         _refuse_untrusted_owners(conn)
         bootstrapped = _has_history(conn)
         if not bootstrapped:
@@ -257,6 +261,13 @@ def migrate(dsn: str, root: Path | None = None) -> list[str]:
                 " migrate succeeds)", applied
             ) from exc
     return applied
+
+
+def _log_warning(diag: psycopg.errors.Diagnostic) -> None:
+    """A WARNING the SQL raised while migrating (tenants moved to their roles after a
+    restore, actae._reconcile_tenant_names), logged: nobody reads the server's log for it."""
+    if diag.severity_nonlocalized == "WARNING":
+        log.warning("%s", diag.message_primary)
 
 
 def _apply(conn: psycopg.Connection, m: Migration, root: Path, *, bootstrap: bool) -> None:
