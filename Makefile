@@ -36,6 +36,7 @@ DEB_DEPS := $(PG_BIN)/initdb=postgresql-15 \
 	$(PG_EXT)/pgtap.control=postgresql-15-pgtap \
 	$(PG_EXT)/plpgsql_check.control=postgresql-15-plpgsql-check \
 	/usr/bin/pg_prove=libtap-parser-sourcehandler-pgtap-perl \
+	/usr/sbin/pgbouncer=pgbouncer \
 	/usr/bin/chromium=chromium
 
 .PHONY: help deps venv migrate lint pgtap plpgsql-check isolation pytest pytest-pg18 test \

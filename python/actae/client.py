@@ -125,11 +125,32 @@ def _sync_plan(
 
 
 def pool_kwargs() -> dict[str, Any]:
-    """The connection settings of the pools clients open for themselves. The client encoding
-    is UTF-8 whatever the database's or PGCLIENTENCODING: JSON goes out as UTF-8 bytes, which
-    a LATIN1 or WIN1252 session would store as other characters (a fork's block policy on
-    "café" then matched no tool), and a SQL_ASCII one returns text as bytes."""
-    return {"autocommit": True, "client_encoding": "UTF8"}
+    """The connection settings of the pools clients open for themselves (the worker's, the
+    console's and the command line's too). The client encoding is UTF-8 whatever the
+    database's or PGCLIENTENCODING: JSON goes out as UTF-8 bytes, which a LATIN1 or WIN1252
+    session would store as other characters (a fork's block policy on "café" then matched no
+    tool), and a SQL_ASCII one returns text as bytes. ACTAE_PREPARE_THRESHOLD sets psycopg's
+    prepare_threshold: ``none`` behind a transaction-mode pooler (PgBouncer), where a
+    statement prepared on one server connection is run by name on another (errors, or
+    another statement run with this one's arguments)."""
+    return {"autocommit": True, "client_encoding": "UTF8",
+            **prepare_threshold(os.environ.get("ACTAE_PREPARE_THRESHOLD"))}
+
+
+def prepare_threshold(value: str | None) -> dict[str, Any]:
+    """The prepare_threshold connection setting ACTAE_PREPARE_THRESHOLD gives: none for
+    ``none`` (never prepare), N for a whole number N >= 0, nothing (psycopg's 5) when unset
+    or empty. Anything else is InvalidInput naming the variable."""
+    if value is None or not value.strip():
+        return {}
+    text = value.strip().lower()
+    if text == "none":
+        return {"prepare_threshold": None}
+    if text.isdigit():
+        return {"prepare_threshold": int(text)}
+    raise InvalidInput(
+        f"ACTAE_PREPARE_THRESHOLD must be none or a whole number, not {value!r}",
+        {"argument": "ACTAE_PREPARE_THRESHOLD", "value": value})
 
 
 _NAMES: dict[tuple[str, int], tuple[str, ...]] = {}
