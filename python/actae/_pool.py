@@ -125,12 +125,17 @@ class ForkedPool(RuntimeError):
     fork (a ``multiprocessing`` worker's initializer, a server's post-fork hook)."""
 
 
+def _forked_off(pool: ParkingPool | AsyncParkingPool) -> bool:
+    """Whether this process was forked after the pool was made."""
+    return pool._born != _forks  # pyright: ignore[reportPrivateUsage]
+
+
 def _unforked(pool: ParkingPool | AsyncParkingPool) -> None:
-    if pool._born != _forks:  # pyright: ignore[reportPrivateUsage]
+    if _forked_off(pool):
         raise ForkedPool(
-            f"this client was opened in process {pool._born_pid} before process"  # pyright: ignore[reportPrivateUsage]
+            f"this client was made in process {pool._born_pid} before process"  # pyright: ignore[reportPrivateUsage]
             f" {os.getpid()} was forked from it, and its connections are that process's:"
-            " open a client in each process after the fork")
+            " make and open a client in each process after the fork")
 
 C = TypeVar("C", Connection[Any], AsyncConnection[Any])
 
@@ -148,12 +153,12 @@ class ParkingPool(ConnectionPool):
     """ConnectionPool keeping the last connection given back parked for the next getconn."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._born, self._born_pid = _forks, os.getpid()  # before an open=True opens it
         super().__init__(*args, **kwargs)
         self._park_lock = threading.Lock()
         self._parked: Connection[Any] | None = None
         self._entering = 0  # callers inside ConnectionPool.getconn
         self._closing = False  # set under the lock: nothing is parked once close() began
-        self._born, self._born_pid = _forks, os.getpid()
 
     def getconn(self, timeout: float | None = None) -> Connection[Any]:
         _unforked(self)
@@ -189,7 +194,13 @@ class ParkingPool(ConnectionPool):
                     return
         super().putconn(conn)
 
+    def open(self, wait: bool = False, timeout: float = 30.0) -> None:
+        _unforked(self)  # psycopg_pool's state made in the parent never opens in a child
+        super().open(wait, timeout)
+
     def close(self, timeout: float = 5.0) -> None:
+        if _forked_off(self):
+            return  # the connections are the parent's: closing them would end its sessions
         with self._park_lock:
             self._closing = True
             conn, self._parked = self._parked, None
@@ -203,11 +214,11 @@ class AsyncParkingPool(AsyncConnectionPool):
     nothing between a check and its update awaits, so no lock is needed)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._born, self._born_pid = _forks, os.getpid()  # before an open=True opens it
         super().__init__(*args, **kwargs)
         self._parked: AsyncConnection[Any] | None = None
         self._entering = 0
         self._closing = False  # nothing is parked once close() began (it awaits)
-        self._born, self._born_pid = _forks, os.getpid()
 
     async def getconn(self, timeout: float | None = None) -> AsyncConnection[Any]:
         _unforked(self)
@@ -239,7 +250,13 @@ class AsyncParkingPool(AsyncConnectionPool):
             return
         await super().putconn(conn)
 
+    async def open(self, wait: bool = False, timeout: float = 30.0) -> None:
+        _unforked(self)  # see ParkingPool.open
+        await super().open(wait, timeout)
+
     async def close(self, timeout: float = 5.0) -> None:
+        if _forked_off(self):
+            return  # see ParkingPool.close
         self._closing = True
         conn, self._parked = self._parked, None
         if conn is not None:

@@ -74,8 +74,14 @@ _MIGRATION_FILE = re.compile(r"^(\d{4})_(\w+)\.sql$")
 # The session every file runs in: a function or operator planted in a writable schema is never
 # picked by an unqualified call, and a string literal means what it says whatever the
 # database's or the caller's settings (standard_conforming_strings off made a pattern's
-# backslash vanish, and 90_grants.sql then revoked every function from actae_agent).
-_SAFE_SESSION = b"set search_path = pg_catalog, pg_temp; set standard_conforming_strings = on"
+# backslash vanish, and 90_grants.sql then revoked every function from actae_agent). The
+# files are UTF-8 and sent as they are: a UTF8 (or SQL_ASCII) database reads them so, one in
+# another encoding reads them in its own (their few non-ASCII characters are in comments,
+# which a LATIN1 database could not hold converted), whatever PGCLIENTENCODING says.
+_SAFE_SESSION = b"""set search_path = pg_catalog, pg_temp; set standard_conforming_strings = on;
+select pg_catalog.set_config('client_encoding', case
+    when pg_catalog.current_setting('server_encoding') in ('UTF8', 'SQL_ASCII') then 'UTF8'
+    else pg_catalog.current_setting('server_encoding') end, false)"""
 
 # Owners of pre-existing actae objects that nobody else can have planted: (kind, name, owner).
 _UNTRUSTED_OWNERS = b"""

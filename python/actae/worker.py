@@ -963,7 +963,7 @@ class Worker:
         """How to open a connection of the worker's own (the listener's, a probe's): its
         DSN, or its client's pool's conninfo and connection arguments (kwargs)."""
         if self._dsn:
-            return self._dsn, {}
+            return self._dsn, {"client_encoding": "UTF8"}  # as the client's pool (pool_kwargs)
         pool = self.client.pool
         conninfo: Any = pool.conninfo
         if not isinstance(conninfo, str):  # psycopg_pool also allows a callable

@@ -6,12 +6,15 @@ on a tool named in it blocked nothing."""
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Callable
 
 import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 
-from actae import ActaeClient, ForkToolBlocked, SyncActaeClient
+from actae import ActaeClient, ForkToolBlocked, SyncActaeClient, Worker
 
 PARAMS = {"who": "Jürgen", "amount": "5 €"}
 
@@ -49,3 +52,36 @@ def test_an_async_client_too(dsn: str, conn: psycopg.Connection, unique: Callabl
 
     asyncio.run(main())
     assert stored(conn, channel) == (PARAMS,)
+
+
+def test_a_workers_listener_listens_in_any_client_encoding(
+    dsn: str, conn: psycopg.Connection, unique: Callable[..., str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Worker given a DSN opens its LISTEN connection itself: in a SQL_ASCII session the
+    queue's topic came back as bytes, the LISTEN failed at every try (logged at debug level
+    only), and the worker found new runs only by polling."""
+    monkeypatch.setenv("PGCLIENTENCODING", "SQL_ASCII")
+    name = unique("enc-worker")
+    worker = Worker(make_conninfo(dsn, application_name=name), queue=unique("q"),
+                    poll_interval=60)
+
+    @worker.agent("idle")
+    async def idle(run: object) -> None:
+        return None
+
+    ready = threading.Event()
+    thread = threading.Thread(target=worker.run, kwargs={
+        "install_signal_handlers": False, "ready": ready.set})
+    thread.start()
+    try:
+        assert ready.wait(30)
+        listening = ("select count(*) from pg_stat_activity where application_name = %s"
+                     " and query ilike 'listen %%'")
+        deadline = time.monotonic() + 10
+        while conn.execute(listening, (name,)).fetchone() != (1,):
+            assert time.monotonic() < deadline, "the worker's listener never listened"
+            time.sleep(0.1)
+    finally:
+        worker.stop()
+        thread.join(30)

@@ -12,7 +12,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 import pytest
+from psycopg.conninfo import make_conninfo
 from psycopg_pool import PoolClosed
 
 from actae import NotFound, SyncActaeClient
@@ -78,6 +80,46 @@ def test_a_client_opened_before_the_fork_refuses_the_childs_calls(
         assert client.get_channel(channel).head_cursor == 1
         with pytest.raises(NotFound):
             client.get_execution(channel_id=channel, key_name="child")
+
+
+def _child_opens_the_parents_client(client: SyncActaeClient, out: Any) -> None:
+    try:
+        with client:
+            out.send("opened")
+    except ForkedPool as exc:
+        out.send(str(exc))
+
+
+def _child_closes_the_parents_client(client: SyncActaeClient, out: Any) -> None:
+    client.close()
+    out.send("closed")
+
+
+def test_a_client_made_before_the_fork_and_opened_in_the_child_refuses_at_once(
+    dsn: str,
+) -> None:
+    """(psycopg_pool's state made in the parent never opened in the child: the open waited
+    30 s and raised PoolTimeout.)"""
+    client = SyncActaeClient(dsn)
+    started = time.monotonic()
+    answer = _in_child(_child_opens_the_parents_client, client)
+    assert isinstance(answer, str) and "in each process after the fork" in answer
+    assert time.monotonic() - started < 20
+
+
+def test_a_child_closing_the_parents_client_leaves_its_sessions_alone(
+    dsn: str, conn: psycopg.Connection, unique: Callable[..., str],
+) -> None:
+    """(Closing it in the child sent the server a goodbye on the parent's sockets: the
+    parent's sessions ended under it.)"""
+    name = unique("fork-close")
+    sessions = ("select count(*) from pg_stat_activity where application_name = %s")
+    with SyncActaeClient(make_conninfo(dsn, application_name=name), min_size=2) as client:
+        before = conn.execute(sessions, (name,)).fetchone()
+        assert before is not None and before[0] >= 2
+        assert _in_child(_child_closes_the_parents_client, client) == "closed"
+        time.sleep(0.5)
+        assert conn.execute(sessions, (name,)).fetchone() == before
 
 
 def test_a_call_in_flight_when_its_client_closes_raises_at_once(

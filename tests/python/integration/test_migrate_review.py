@@ -9,12 +9,14 @@ import json
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from actae import InvalidInput, SyncActaeClient
 from actae import migrate as migrations
 from tests.python.integration.test_cli_global import actae, one_line
 from tests.python.integration.test_migrate import recorded, root, write
@@ -215,3 +217,25 @@ def test_a_migrate_without_standard_conforming_strings_grants_as_shipped(dsn: st
         assert row == (3, 3)
     finally:
         migrations.migrate(dsn)  # the shipped grants back for the tests after this one
+
+
+def test_a_latin1_database_is_migrated_and_used(dsn: str) -> None:
+    """A database in LATIN1: migrate sends the files in the database's own encoding (their
+    few non-ASCII characters, in comments, have no LATIN1 form: a UTF8 session made the
+    server refuse the first file), and a client, which talks UTF8, stores text LATIN1 holds
+    as it was sent and is refused, naming the argument, what it cannot hold."""
+    name = f"actae_latin1_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(f"create database {name} encoding 'LATIN1' lc_collate 'C'"
+                      " lc_ctype 'C' template template0")
+    latin1 = psycopg.conninfo.make_conninfo(dsn, dbname=name)
+    try:
+        migrations.migrate(latin1)
+        with SyncActaeClient(latin1) as client:
+            client.record_event("ç-1", "step", {"who": "Jürgen"})
+            assert client.list_events("ç-1")[0].payload == {"who": "Jürgen"}
+            with pytest.raises(InvalidInput):
+                client.record_event("ç-1", "step", {"amount": "5 €"})
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(f"drop database {name} with (force)")
