@@ -124,10 +124,11 @@ $$;
 -- status p_status / agent p_agent (channels without a run never match these two); tagged
 -- p_tag. Keyset pagination: pass the created_at and channel_id of the last row of a page as
 -- before_created_at / before_channel_id (both or neither) to get the next page; rows added
--- meanwhile never shift a page. While that channel exists (and the caller may read it), its
--- own created_at is the cursor's: a time sent back cut to milliseconds (a JavaScript Date)
--- skips no row; before_created_at counts only once the channel is purged. A caller in a
--- tenant lists its tenants' channels only; a
+-- meanwhile never shift a page. While that channel exists with a created_at within a
+-- millisecond of before_created_at (and the caller may read it), its own created_at is the
+-- cursor's: a time sent back cut to milliseconds (a JavaScript Date) skips no row; the time
+-- given counts otherwise (the channel purged, or purged and created again since). A caller
+-- in a tenant lists its tenants' channels only; a
 -- caller in none (a global auditor or operator) every channel.
 -- last_event_at is when the channel's head event was recorded, wherever it is in its lineage
 -- (a fork with no event of its own shows the one it was forked at); null at cursor 0.
@@ -200,7 +201,9 @@ begin
     perform actae._check_range(p_max_rows, 'max_rows', 1, 1000);
     if p_before_channel_id is not null then
         select coalesce(max(c.created_at), v_before) into v_before from actae.channels as c
-        where c.channel_id = p_before_channel_id and (v_roles is null or c.tenant = any(v_roles));
+        where c.channel_id = p_before_channel_id and (v_roles is null or c.tenant = any(v_roles))
+            and c.created_at > p_before_created_at - interval '1 millisecond'
+            and c.created_at < p_before_created_at + interval '1 millisecond';
     end if;
     if current_setting('citus.version', true) is not null then
         -- On Citus: the page with a plain multi-shard query (tables joined on channel_id, no
