@@ -9,13 +9,13 @@
 --
 -- * actae.tenant_names: the name of every role that a channel's or quota's tenant oid named
 --   when it was recorded (actae._remember_tenant, at channel creation, assign_tenant and
---   set_quota; sql/02_tenants.sql).
--- * actae.tenant_names_cluster: one row (only_row is true), the system identifier
---   (pg_control_system()) of the cluster those oids were recorded in. A logical restore
---   copies it: `actae migrate` (actae._reconcile_tenant_names, sql/95_tenant_names.sql) sees
---   another cluster's number and moves every row back onto the role of its name.
--- Both are reference tables on Citus, like quotas, and are read by actae_auditor like every
--- other table (sql/90_grants.sql); agents have no access.
+--   set_quota; sql/02_tenants.sql), and the system identifier (pg_control_system()) of the
+--   cluster it named it in. A logical restore copies the rows: `actae migrate`
+--   (actae._reconcile_tenant_names, sql/95_tenant_names.sql) finds another cluster's number
+--   on them and moves each tenant back onto the role of its name. The cluster is on every
+--   row, so rows restored into a database migrated (and so recorded) before are told apart.
+-- A reference table on Citus, like quotas, read by actae_auditor like every other table
+-- (sql/90_grants.sql); agents have no access.
 --
 -- Filled here from the distinct tenants of the existing channels and quotas that name a
 -- role of this cluster. A database restored from a logical backup taken before this
@@ -23,28 +23,20 @@
 -- now (docs/tenants.md: migrate the source first, then take the backup).
 create table actae.tenant_names (
     tenant oid primary key,
-    name text not null
+    name text not null,
+    cluster bigint not null
 );
 alter table actae.tenant_names owner to actae_owner;
 grant select on actae.tenant_names to actae_auditor;
 
-create table actae.tenant_names_cluster (
-    only_row boolean primary key default true check (only_row),
-    system_identifier bigint not null
-);
-alter table actae.tenant_names_cluster owner to actae_owner;
-grant select on actae.tenant_names_cluster to actae_auditor;
-
-insert into actae.tenant_names (tenant, name)
+insert into actae.tenant_names (tenant, name, cluster)
 select
     r.oid,
-    r.rolname::text
+    r.rolname::text,
+    (select s.system_identifier from pg_catalog.pg_control_system() as s) as cluster
 from pg_catalog.pg_roles as r
 where r.oid in (
     select c.tenant from actae.channels as c
     union
     select q.tenant from actae.quotas as q
 );
-
-insert into actae.tenant_names_cluster (system_identifier)
-select s.system_identifier from pg_catalog.pg_control_system() as s;

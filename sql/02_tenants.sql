@@ -282,9 +282,9 @@ end;
 $$;
 
 -- actae._remember_tenant — record the name of role p_tenant in actae.tenant_names (migration
--- 0025) before its oid is stored as a tenant (a new channel's, assign_tenant's, a quota's),
--- so that a restore into another cluster can find the role again by name
--- (actae._reconcile_tenant_names).
+-- 0025), with the cluster it names it in, before its oid is stored as a tenant (a new
+-- channel's, assign_tenant's, a quota's), so that a restore into another cluster can find
+-- the role again by name (actae._reconcile_tenant_names).
 -- Guarantees: a tenant already recorded costs one primary-key probe and writes nothing; a
 -- new one is inserted once (concurrent first uses of one tenant: one row, the other waits
 -- for it; a REPEATABLE READ or SERIALIZABLE one may then fail with 40001, to be retried). An
@@ -305,7 +305,8 @@ begin
     end if;
     select r.rolname::text into v_name from pg_catalog.pg_roles as r where r.oid = p_tenant;
     if found then
-        insert into actae.tenant_names (tenant, name) values (p_tenant, v_name)
+        insert into actae.tenant_names (tenant, name, cluster)
+        select p_tenant, v_name, s.system_identifier from pg_catalog.pg_control_system() as s
         on conflict (tenant) do nothing;
     end if;
 end;
@@ -313,109 +314,151 @@ $$;
 
 -- actae._reconcile_tenant_names — make the tenant oids stored in channels, executions and
 -- quotas name the roles actae.tenant_names recorded them for. Called by every `actae
--- migrate` (sql/95_tenant_names.sql), as a superuser (it reads pg_control_system()).
+-- migrate` (sql/95_tenant_names.sql), as a superuser.
 -- Guarantees:
---   * recorded in this cluster (same system identifier), or in none: the oids are right;
---     a renamed role's recorded name is refreshed, nothing else changes;
---   * recorded in another cluster (a logical restore, or pg_upgrade): every recorded name
---     is looked up among this cluster's roles and each table's tenant oids are rewritten
---     from the old oid to the new in one statement over the whole mapping (each row's new
---     oid read from its old one, so two tenants whose oids swapped, or a chain, end right);
---     quotas and the registry, whose key is the tenant, by delete and insert (an UPDATE
---     of a swap would collide on the primary key). A WARNING lists what moved (actae migrate
---     prints it); oids that already
---     agree (pg_upgrade keeps them) write nothing. Two recorded oids of one name (a role
---     dropped and created again) both move to that role. Then this cluster is recorded.
---   * a stored oid that is not in the registry (a row inserted by hand) is left as it is;
---     so is written_by (the writing login, an audit record): after a restore into another
---     cluster it may name no role, or another one.
---   * every statement reads or writes one table with constants (no join of an Actae table
---     with the catalogs, no UPDATE ... FROM), so it runs on Citus as well, where these are
---     distributed or reference tables (sql/citus/distribute.sql).
--- Raises: 55000 naming every recorded tenant that has no role of that name in this cluster
--- (nothing is changed; the caller's transaction, the migrate, fails): restore the roles
--- first, or delete the row of a tenant dropped on purpose from actae.tenant_names.
+--   * a row recorded in this cluster (its system identifier): the oid is right; a renamed
+--     role's recorded name is refreshed.
+--   * rows recorded in another cluster (a logical restore, or pg_upgrade; a restore into a
+--     database migrated before it included): a row whose oid names a role of its recorded
+--     name here stays (pg_upgrade keeps oids); a row under which nothing is stored (no
+--     channel, no quota: a tenant dropped in the source) is forgotten; every other row moves
+--     to the role of its name here, with the channels, executions and quotas stored under
+--     it, in one statement per table over the whole mapping (two tenants whose oids
+--     swapped, or a chain, end right). A stored tenant oid that no row accounts for (a row
+--     inserted by hand, a tenant dropped before it was recorded) names no role here: it
+--     becomes 0, which no login is a member of (superusers and global readers still see
+--     it; `actae tenant assign` gives it a tenant), and its quota is deleted. A WARNING
+--     (printed by actae migrate) lists what moved. Then every row is of this cluster.
+--   * written_by (the writing login, an audit record) is not rewritten: after a restore into
+--     another cluster it may name no role, or another one.
+--   * every statement reads or writes one Actae table with constants (no join of an Actae
+--     table with the catalogs, no UPDATE ... FROM), so it runs on Citus as well, where these
+--     are distributed or reference tables (sql/citus/distribute.sql).
+-- Raises: 55000, changing nothing (the migrate fails), naming every recorded tenant with
+-- something stored under it that has no role of its name here (restore the roles first), and
+-- every role two recorded tenants would both move to (a role renamed, or dropped and created
+-- again, in the source since its last migrate: set the other row's name right).
 create or replace function actae._reconcile_tenant_names() returns void
 language plpgsql
 volatile
 as $$
 declare
     v_here bigint := (select s.system_identifier from pg_catalog.pg_control_system() as s);
-    v_recorded bigint;
     v_row record;
     v_role oid;
     v_name text;
+    v_stored oid [];
+    v_keep oid [] := '{}'::oid [];
+    v_gone oid [] := '{}'::oid [];
     v_from oid [] := '{}'::oid [];
     v_to oid [] := '{}'::oid [];
     v_names text [] := '{}'::text [];
     v_missing text [] := '{}'::text [];
+    v_clash text [];
+    v_orphans bigint;
     v_quotas actae.quotas [];
 begin
-    select t.system_identifier into v_recorded from actae.tenant_names_cluster as t;
-    if v_recorded is null or v_recorded = v_here then
-        for v_row in select t.tenant, t.name from actae.tenant_names as t loop
-            select r.rolname::text into v_name from pg_catalog.pg_roles as r
-            where r.oid = v_row.tenant;
-            if found and v_name <> v_row.name then
-                update actae.tenant_names as t set name = v_name where t.tenant = v_row.tenant;
-            end if;
-        end loop;
-    else
-        for v_row in select t.tenant, t.name from actae.tenant_names as t order by t.name loop
+    for v_row in select t.tenant, t.name from actae.tenant_names as t where t.cluster = v_here
+    loop
+        select r.rolname::text into v_name from pg_catalog.pg_roles as r
+        where r.oid = v_row.tenant;
+        if found and v_name <> v_row.name then
+            update actae.tenant_names as t set name = v_name where t.tenant = v_row.tenant;
+        end if;
+        v_keep := v_keep || v_row.tenant;
+    end loop;
+    if not exists (select from actae.tenant_names as t where t.cluster <> v_here) then
+        return;
+    end if;
+    v_stored := array(select distinct c.tenant from actae.channels as c)
+        || array(select q.tenant from actae.quotas as q);
+    for v_row in select t.tenant, t.name from actae.tenant_names as t
+        where t.cluster <> v_here order by t.name, t.tenant
+    loop
+        select r.rolname::text into v_name from pg_catalog.pg_roles as r
+        where r.oid = v_row.tenant;
+        if found and v_name = v_row.name then
+            v_keep := v_keep || v_row.tenant;
+        elsif not v_row.tenant = any(v_stored) then
+            v_gone := v_gone || v_row.tenant;
+        else
             v_role := pg_catalog.to_regrole(pg_catalog.quote_ident(v_row.name));
             if v_role is null then
                 v_missing := v_missing || v_row.name;
-            elsif v_role <> v_row.tenant then
+            else
                 v_from := v_from || v_row.tenant;
                 v_to := v_to || v_role;
                 v_names := v_names || v_row.name;
             end if;
-        end loop;
-        if cardinality(v_missing) > 0 then
-            perform actae._raise(
-                '55000',
-                format('the tenants %s were recorded in another cluster (a logical restore) and '
+        end if;
+    end loop;
+    v_clash := array(
+        select pg_catalog.format('%s (recorded oids %s)', r.rolname,
+            pg_catalog.string_agg(m.old::text, ', ' order by m.old))
+        from unnest(v_from || v_keep, v_to || v_keep) as m (old, new)
+        inner join pg_catalog.pg_roles as r on r.oid = m.new
+        group by r.rolname
+        having count(*) > 1
+        order by r.rolname
+    );
+    if cardinality(v_missing) > 0 or cardinality(v_clash) > 0 then
+        perform actae._raise(
+            '55000',
+            pg_catalog.concat_ws('; ',
+                case when cardinality(v_missing) > 0 then format(
+                    'the tenants %s were recorded in another cluster (a logical restore) and '
                     'no role here has their names: restore the roles first (pg_dumpall '
-                    '--roles-only of the source cluster), or delete the row of a tenant dropped '
-                    'on purpose from actae.tenant_names, then migrate again; nothing was '
-                    'changed', array_to_string(v_missing, ', ')),
-                jsonb_build_object('missing', to_jsonb(v_missing))
-            );
-        end if;
-        if cardinality(v_from) > 0 then
-            -- The old -> new mapping as constants (a multi-shard UPDATE on Citus), each row's
-            -- new oid read from its old one: v_to[position of the old oid in v_from].
-            execute format('update actae.channels as c set tenant = (%L::oid [])'
-                '[pg_catalog.array_position(%L::oid [], c.tenant)] '
-                'where c.tenant = any(%L::oid [])', v_to, v_from, v_from);
-            execute format('update actae.executions as e set tenant = (%L::oid [])'
-                '[pg_catalog.array_position(%L::oid [], e.tenant)] '
-                'where e.tenant = any(%L::oid [])', v_to, v_from, v_from);
-            select array_agg(q) into v_quotas from actae.quotas as q
-            where q.tenant = any(v_from);
-            if v_quotas is not null then
-                delete from actae.quotas as q where q.tenant = any(v_from);
-                insert into actae.quotas (
-                    tenant, max_channels, max_bytes, max_events_per_channel, used_bytes,
-                    used_channels, measured_at, set_at
-                )
-                select
-                    v_to[array_position(v_from, x.tenant)], x.max_channels, x.max_bytes,
-                    x.max_events_per_channel, x.used_bytes, x.used_channels, x.measured_at,
-                    x.set_at
-                from unnest(v_quotas) as x;
-            end if;
-            delete from actae.tenant_names as t where t.tenant = any(v_from);
-            insert into actae.tenant_names (tenant, name)
-            select m.new, m.name from unnest(v_to, v_names) as m (new, name)
-            on conflict (tenant) do nothing;
-            raise warning 'tenants restored from another cluster moved to their roles here: %',
-                (select string_agg(format('%s (oid %s -> %s)', m.name, m.old, m.new), ', ')
-                    from unnest(v_names, v_from, v_to) as m (name, old, new));
-        end if;
+                    '--roles-only of the source cluster)', array_to_string(v_missing, ', '))
+                end,
+                case when cardinality(v_clash) > 0 then format(
+                    'several recorded tenants would move to one role: %s (a role renamed, or '
+                    'dropped and created again, in the source since its last migrate): set '
+                    'the right name on the other rows of actae.tenant_names',
+                    array_to_string(v_clash, '; '))
+                end
+            ) || '; then migrate again; nothing was changed',
+            jsonb_build_object('missing', to_jsonb(v_missing), 'clash', to_jsonb(v_clash))
+        );
     end if;
-    insert into actae.tenant_names_cluster as t (system_identifier) values (v_here)
-    on conflict (only_row) do update set system_identifier = excluded.system_identifier
-    where t.system_identifier is distinct from excluded.system_identifier;
+    select count(*) into v_orphans from actae.channels as c
+    where c.tenant <> 0 and not c.tenant = any(v_from || v_keep);
+    if cardinality(v_from) > 0 or v_orphans > 0 then
+        -- The old -> new mapping as constants (a multi-shard UPDATE on Citus), each row's
+        -- new oid read from its old one: v_to[position of the old oid in v_from], 0 for an
+        -- oid neither moved nor kept.
+        execute format('update actae.channels as c set tenant = coalesce((%L::oid [])'
+            '[pg_catalog.array_position(%L::oid [], c.tenant)], 0) '
+            'where c.tenant <> 0 and not c.tenant = any(%L::oid [])', v_to, v_from, v_keep);
+        execute format('update actae.executions as e set tenant = coalesce((%L::oid [])'
+            '[pg_catalog.array_position(%L::oid [], e.tenant)], 0) '
+            'where e.tenant <> 0 and not e.tenant = any(%L::oid [])', v_to, v_from, v_keep);
+    end if;
+    select array_agg(q) into v_quotas from actae.quotas as q where not q.tenant = any(v_keep);
+    if v_quotas is not null then
+        delete from actae.quotas as q where not q.tenant = any(v_keep);
+        insert into actae.quotas (
+            tenant, max_channels, max_bytes, max_events_per_channel, used_bytes,
+            used_channels, measured_at, set_at
+        )
+        select
+            v_to[array_position(v_from, x.tenant)], x.max_channels, x.max_bytes,
+            x.max_events_per_channel, x.used_bytes, x.used_channels, x.measured_at, x.set_at
+        from unnest(v_quotas) as x
+        where x.tenant = any(v_from);
+    end if;
+    delete from actae.tenant_names as t where t.tenant = any(v_from || v_gone);
+    insert into actae.tenant_names (tenant, name, cluster)
+    select m.new, m.name, v_here from unnest(v_to, v_names) as m (new, name)
+    on conflict (tenant) do nothing;
+    update actae.tenant_names as t set cluster = v_here where t.cluster <> v_here;
+    if cardinality(v_from) > 0 or v_orphans > 0 then
+        raise warning 'tenants restored from another cluster moved to their roles here: %',
+            concat_ws('; ',
+                (select string_agg(format('%s (oid %s -> %s)', m.name, m.old, m.new), ', ')
+                    from unnest(v_names, v_from, v_to) as m (name, old, new)),
+                case when v_orphans > 0 then format(
+                    '%s channels under no recorded tenant now belong to no role (tenant 0)',
+                    v_orphans) end);
+    end if;
 end;
 $$;

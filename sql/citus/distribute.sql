@@ -69,13 +69,13 @@ where not exists (
 -- The migrate runner's bookkeeping: small, read by ledger_status, copied to every node.
 -- Quotas (0016): one row per tenant, read at channel creation and append on any node.
 -- The topic secret (0020): one row, read when a topic is computed.
--- Tenant names (0025): one row per tenant, probed at channel creation on any node, and the
--- one row of the cluster they were recorded in; rewritten by actae migrate after a restore.
+-- Tenant names (0025): one row per tenant, probed at channel creation on any node;
+-- rewritten by actae migrate after a restore.
 select create_reference_table(t.name::regclass)
 from (
     values
     ('actae.schema_migrations'), ('actae.quotas'), ('actae.topic_secret'),
-    ('actae.tenant_names'), ('actae.tenant_names_cluster')
+    ('actae.tenant_names')
 ) as t (name)
 where not exists (
     select 1 from pg_dist_partition as p

@@ -2065,17 +2065,8 @@ ALTER TABLE ONLY actae.snapshots ALTER COLUMN state SET COMPRESSION lz4;
 
 CREATE TABLE actae.tenant_names (
     tenant oid NOT NULL,
-    name text NOT NULL
-);
-
---
--- Name: tenant_names_cluster; Type: TABLE; Schema: actae; Owner: -
---
-
-CREATE TABLE actae.tenant_names_cluster (
-    only_row boolean DEFAULT true NOT NULL,
-    system_identifier bigint NOT NULL,
-    CONSTRAINT tenant_names_cluster_only_row_check CHECK (only_row)
+    name text NOT NULL,
+    cluster bigint NOT NULL
 );
 
 --
@@ -2207,13 +2198,6 @@ ALTER TABLE ONLY actae.snapshots
 
 ALTER TABLE ONLY actae.snapshots
     ADD CONSTRAINT snapshots_pkey PRIMARY KEY (channel_id, version);
-
---
--- Name: tenant_names_cluster tenant_names_cluster_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
---
-
-ALTER TABLE ONLY actae.tenant_names_cluster
-    ADD CONSTRAINT tenant_names_cluster_pkey PRIMARY KEY (only_row);
 
 --
 -- Name: tenant_names tenant_names_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
@@ -3735,12 +3719,6 @@ GRANT SELECT ON TABLE actae.snapshots TO actae_auditor;
 --
 
 GRANT SELECT ON TABLE actae.tenant_names TO actae_auditor;
-
---
--- Name: TABLE tenant_names_cluster; Type: ACL; Schema: actae; Owner: -
---
-
-GRANT SELECT ON TABLE actae.tenant_names_cluster TO actae_auditor;
 
 --
 -- Name: TABLE tool_stats; Type: ACL; Schema: actae; Owner: -

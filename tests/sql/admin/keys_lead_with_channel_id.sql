@@ -2,8 +2,8 @@
 -- with channel_id, so the schema can be distributed by channel_id (sql/citus/). A new
 -- table or key that breaks this fails here. schema_migrations (the migrate runner's
 -- bookkeeping), quotas (one row per tenant, migration 0016), topic_secret (one row,
--- migration 0020), tenant_names (one row per tenant) and tenant_names_cluster (one row,
--- both migration 0025) are the exceptions: small tables that are reference tables on Citus.
+-- migration 0020) and tenant_names (one row per tenant, migration 0025) are the exceptions:
+-- small tables that are reference tables on Citus.
 begin;
 select plan(4);
 
@@ -20,7 +20,7 @@ inner join pg_catalog.pg_class as t on i.indrelid = t.oid
 where t.relnamespace = 'actae'::regnamespace
     and t.relkind in ('r', 'p')
     and t.relname not in (
-        'schema_migrations', 'quotas', 'topic_secret', 'tenant_names', 'tenant_names_cluster'
+        'schema_migrations', 'quotas', 'topic_secret', 'tenant_names'
     )
     and (i.indisprimary or i.indisunique);
 
@@ -37,7 +37,7 @@ select set_eq(
     $$ select t.relname::text from pg_catalog.pg_class as t
        where t.relnamespace = 'actae'::regnamespace and t.relkind in ('r', 'p')
            and t.relname not in (
-        'schema_migrations', 'quotas', 'topic_secret', 'tenant_names', 'tenant_names_cluster'
+        'schema_migrations', 'quotas', 'topic_secret', 'tenant_names'
     ) $$,
     $$ select distinct split_part(table_name, '.', 2) from actae_keys
        where index_name like '%pkey' $$,
