@@ -13,7 +13,9 @@
 --   cluster it named it in. A logical restore copies the rows: `actae migrate`
 --   (actae._reconcile_tenant_names, sql/95_tenant_names.sql) finds another cluster's number
 --   on them and moves each tenant back onto the role of its name. The cluster is on every
---   row, so rows restored into a database migrated (and so recorded) before are told apart.
+--   row and in its key, so rows restored into a database migrated before (with rows of its
+--   own, the bootstrap superuser's oid 10 among them) load beside its rows and are told
+--   apart.
 -- A reference table on Citus, like quotas, read by actae_auditor like every other table
 -- (sql/90_grants.sql); agents have no access.
 --
@@ -22,9 +24,10 @@
 -- migration cannot be told apart: its oids are recorded here under whatever role holds them
 -- now (docs/tenants.md: migrate the source first, then take the backup).
 create table actae.tenant_names (
-    tenant oid primary key,
+    tenant oid not null,
     name text not null,
-    cluster bigint not null
+    cluster bigint not null,
+    primary key (tenant, cluster)
 );
 alter table actae.tenant_names owner to actae_owner;
 grant select on actae.tenant_names to actae_auditor;

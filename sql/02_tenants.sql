@@ -307,7 +307,7 @@ begin
     if found then
         insert into actae.tenant_names (tenant, name, cluster)
         select p_tenant, v_name, s.system_identifier from pg_catalog.pg_control_system() as s
-        on conflict (tenant) do nothing;
+        on conflict (tenant, cluster) do nothing;
     end if;
 end;
 $$;
@@ -318,26 +318,29 @@ $$;
 -- Guarantees:
 --   * a row recorded in this cluster (its system identifier): the oid is right; a renamed
 --     role's recorded name is refreshed.
---   * rows recorded in another cluster (a logical restore, or pg_upgrade; a restore into a
---     database migrated before it included): a row whose oid names a role of its recorded
---     name here stays (pg_upgrade keeps oids); a row under which nothing is stored (no
---     channel, no quota: a tenant dropped in the source) is forgotten; every other row moves
---     to the role of its name here, with the channels, executions and quotas stored under
---     it, in one statement per table over the whole mapping (two tenants whose oids
---     swapped, or a chain, end right). A stored tenant oid that no row accounts for (a row
---     inserted by hand, a tenant dropped before it was recorded) names no role here: it
---     becomes 0, which no login is a member of (superusers and global readers still see
---     it; `actae tenant assign` gives it a tenant), and its quota is deleted. A WARNING
---     (printed by actae migrate) lists what moved. Then every row is of this cluster.
+--   * rows recorded in another cluster (a logical restore, or pg_upgrade): a row whose oid
+--     names a role of its recorded name here stays (pg_upgrade keeps oids); a row under
+--     which nothing is stored (no channel, no quota: a tenant dropped in the source) is
+--     forgotten; every other row moves to the role of its name here, with the channels,
+--     executions and quotas stored under it, in one statement per table over the whole
+--     mapping (two tenants whose oids swapped, or a chain, end right; a role that already
+--     has rows of this cluster gets the moved ones beside them). A stored tenant oid that no
+--     row accounts for (a row inserted by hand, a tenant dropped before it was recorded)
+--     names no role here: it becomes 0, which no login is a member of (superusers and
+--     global readers still see it; `actae tenant assign` gives it a tenant), and its quota
+--     is deleted. A WARNING (printed by actae migrate) lists what moved. Then every row is
+--     of this cluster.
 --   * written_by (the writing login, an audit record) is not rewritten: after a restore into
 --     another cluster it may name no role, or another one.
 --   * every statement reads or writes one Actae table with constants (no join of an Actae
 --     table with the catalogs, no UPDATE ... FROM), so it runs on Citus as well, where these
 --     are distributed or reference tables (sql/citus/distribute.sql).
 -- Raises: 55000, changing nothing (the migrate fails), naming every recorded tenant with
--- something stored under it that has no role of its name here (restore the roles first), and
--- every role two recorded tenants would both move to (a role renamed, or dropped and created
--- again, in the source since its last migrate: set the other row's name right).
+-- something stored under it that has no role of its name here (restore the roles first),
+-- every role two recorded tenants would both move to (a role renamed, or dropped and
+-- created again, in the source since its last migrate: set the other row's name right),
+-- and every oid recorded both here and, for another name, in the other cluster (a restore
+-- into a database with tenants of its own: which rows are whose cannot be told).
 create or replace function actae._reconcile_tenant_names() returns void
 language plpgsql
 volatile
@@ -348,12 +351,16 @@ declare
     v_role oid;
     v_name text;
     v_stored oid [];
+    v_local oid [] := '{}'::oid [];
+    v_local_names text [] := '{}'::text [];
     v_keep oid [] := '{}'::oid [];
+    v_twins oid [] := '{}'::oid [];
     v_gone oid [] := '{}'::oid [];
     v_from oid [] := '{}'::oid [];
     v_to oid [] := '{}'::oid [];
     v_names text [] := '{}'::text [];
     v_missing text [] := '{}'::text [];
+    v_mixed text [] := '{}'::text [];
     v_clash text [];
     v_orphans bigint;
     v_quotas actae.quotas [];
@@ -363,9 +370,11 @@ begin
         select r.rolname::text into v_name from pg_catalog.pg_roles as r
         where r.oid = v_row.tenant;
         if found and v_name <> v_row.name then
-            update actae.tenant_names as t set name = v_name where t.tenant = v_row.tenant;
+            update actae.tenant_names as t set name = v_name
+            where t.tenant = v_row.tenant and t.cluster = v_here;
         end if;
-        v_keep := v_keep || v_row.tenant;
+        v_local := v_local || v_row.tenant;
+        v_local_names := v_local_names || coalesce(v_name, v_row.name);
     end loop;
     if not exists (select from actae.tenant_names as t where t.cluster <> v_here) then
         return;
@@ -377,7 +386,17 @@ begin
     loop
         select r.rolname::text into v_name from pg_catalog.pg_roles as r
         where r.oid = v_row.tenant;
-        if found and v_name = v_row.name then
+        if v_row.tenant = any(v_local) then
+            -- Recorded here too: the same role when the names agree, else the rows stored
+            -- under that oid are some of this database's tenant's and some of the restored
+            -- one's, and nothing tells which.
+            if v_local_names[array_position(v_local, v_row.tenant)] = v_row.name then
+                v_twins := v_twins || v_row.tenant;
+            else
+                v_mixed := v_mixed || format('%s (%s here, %s in the backup)', v_row.tenant,
+                    v_local_names[array_position(v_local, v_row.tenant)], v_row.name);
+            end if;
+        elsif found and v_name = v_row.name then
             v_keep := v_keep || v_row.tenant;
         elsif not v_row.tenant = any(v_stored) then
             v_gone := v_gone || v_row.tenant;
@@ -392,6 +411,8 @@ begin
             end if;
         end if;
     end loop;
+    -- Two rows of the other cluster onto one role (a role this cluster records is the same
+    -- role by name: its rows and the moved ones are one tenant's).
     v_clash := array(
         select pg_catalog.format('%s (recorded oids %s)', r.rolname,
             pg_catalog.string_agg(m.old::text, ', ' order by m.old))
@@ -401,7 +422,7 @@ begin
         having count(*) > 1
         order by r.rolname
     );
-    if cardinality(v_missing) > 0 or cardinality(v_clash) > 0 then
+    if cardinality(v_missing) > 0 or cardinality(v_clash) > 0 or cardinality(v_mixed) > 0 then
         perform actae._raise(
             '55000',
             pg_catalog.concat_ws('; ',
@@ -415,11 +436,18 @@ begin
                     'dropped and created again, in the source since its last migrate): set '
                     'the right name on the other rows of actae.tenant_names',
                     array_to_string(v_clash, '; '))
+                end,
+                case when cardinality(v_mixed) > 0 then format(
+                    'tenant oids recorded here and, for other roles, in the restored backup: %s '
+                    '(a restore into a database with tenants of its own): restore into a new '
+                    'database', array_to_string(v_mixed, '; '))
                 end
             ) || '; then migrate again; nothing was changed',
-            jsonb_build_object('missing', to_jsonb(v_missing), 'clash', to_jsonb(v_clash))
+            jsonb_build_object('missing', to_jsonb(v_missing), 'clash', to_jsonb(v_clash),
+                'mixed', to_jsonb(v_mixed))
         );
     end if;
+    v_keep := v_keep || v_local;
     select count(*) into v_orphans from actae.channels as c
     where c.tenant <> 0 and not c.tenant = any(v_from || v_keep);
     if cardinality(v_from) > 0 or v_orphans > 0 then
@@ -444,12 +472,14 @@ begin
             v_to[array_position(v_from, x.tenant)], x.max_channels, x.max_bytes,
             x.max_events_per_channel, x.used_bytes, x.used_channels, x.measured_at, x.set_at
         from unnest(v_quotas) as x
-        where x.tenant = any(v_from);
+        where x.tenant = any(v_from)
+        on conflict (tenant) do nothing;
     end if;
-    delete from actae.tenant_names as t where t.tenant = any(v_from || v_gone);
+    delete from actae.tenant_names as t
+    where t.cluster <> v_here and t.tenant = any(v_from || v_gone || v_twins);
     insert into actae.tenant_names (tenant, name, cluster)
     select m.new, m.name, v_here from unnest(v_to, v_names) as m (new, name)
-    on conflict (tenant) do nothing;
+    on conflict (tenant, cluster) do nothing;
     update actae.tenant_names as t set cluster = v_here where t.cluster <> v_here;
     if cardinality(v_from) > 0 or v_orphans > 0 then
         raise warning 'tenants restored from another cluster moved to their roles here: %',

@@ -2204,7 +2204,7 @@ ALTER TABLE ONLY actae.snapshots
 --
 
 ALTER TABLE ONLY actae.tenant_names
-    ADD CONSTRAINT tenant_names_pkey PRIMARY KEY (tenant);
+    ADD CONSTRAINT tenant_names_pkey PRIMARY KEY (tenant, cluster);
 
 --
 -- Name: topic_secret topic_secret_pkey; Type: CONSTRAINT; Schema: actae; Owner: -
