@@ -285,11 +285,13 @@ $$;
 -- 0025), with the cluster it names it in, before its oid is stored as a tenant (a new
 -- channel's, assign_tenant's, a quota's), so that a restore into another cluster can find
 -- the role again by name (actae._reconcile_tenant_names).
--- Guarantees: a tenant already recorded costs one primary-key probe and writes nothing; a
--- new one is inserted once (concurrent first uses of one tenant: one row, the other waits
--- for it; a REPEATABLE READ or SERIALIZABLE one may then fail with 40001, to be retried). An
--- oid that names no role is not recorded. A name recorded earlier is not refreshed here (a
--- renamed role's is, at the next migrate).
+-- Guarantees: a tenant recorded under its current name costs a catalog cache lookup and one
+-- primary-key probe, and writes nothing; otherwise this cluster's row for it is written
+-- once (a new tenant; a renamed one, whose row gets the new name; one whose oid a restored
+-- backup recorded for another role, so the next migrate sees this database's tenant beside
+-- the backup's and refuses). Concurrent first uses of one tenant: one row, the other waits
+-- for it (a REPEATABLE READ or SERIALIZABLE one may then fail with 40001, to be retried).
+-- An oid that names no role is not recorded.
 create or replace function actae._remember_tenant(
     p_tenant oid
 ) returns void
@@ -297,18 +299,16 @@ language plpgsql
 volatile
 as $$
 declare
-    v_name text;
+    v_name text := pg_catalog.pg_get_userbyid(p_tenant);
 begin
-    perform from actae.tenant_names as t where t.tenant = p_tenant;
-    if found then
+    perform from actae.tenant_names as t where t.tenant = p_tenant and t.name = v_name;
+    if found or v_name = format('unknown (OID=%s)', p_tenant) then
         return;
     end if;
-    select r.rolname::text into v_name from pg_catalog.pg_roles as r where r.oid = p_tenant;
-    if found then
-        insert into actae.tenant_names (tenant, name, cluster)
-        select p_tenant, v_name, s.system_identifier from pg_catalog.pg_control_system() as s
-        on conflict (tenant, cluster) do nothing;
-    end if;
+    insert into actae.tenant_names as t (tenant, name, cluster)
+    select p_tenant, v_name, s.system_identifier from pg_catalog.pg_control_system() as s
+    on conflict (tenant, cluster) do update set name = excluded.name
+    where t.name <> excluded.name;
 end;
 $$;
 
@@ -323,8 +323,7 @@ $$;
 --     which nothing is stored (no channel, no quota: a tenant dropped in the source) is
 --     forgotten; every other row moves to the role of its name here, with the channels,
 --     executions and quotas stored under it, in one statement per table over the whole
---     mapping (two tenants whose oids swapped, or a chain, end right; a role that already
---     has rows of this cluster gets the moved ones beside them). A stored tenant oid that no
+--     mapping (two tenants whose oids swapped, or a chain, end right). A stored tenant oid that no
 --     row accounts for (a row inserted by hand, a tenant dropped before it was recorded)
 --     names no role here: it becomes 0, which no login is a member of (superusers and
 --     global readers still see it; `actae tenant assign` gives it a tenant), and its quota
@@ -339,8 +338,10 @@ $$;
 -- something stored under it that has no role of its name here (restore the roles first),
 -- every role two recorded tenants would both move to (a role renamed, or dropped and
 -- created again, in the source since its last migrate: set the other row's name right),
--- and every oid recorded both here and, for another name, in the other cluster (a restore
--- into a database with tenants of its own: which rows are whose cannot be told).
+-- and, when rows of this cluster have channels or quotas under them beside rows of another,
+-- those tenants (a restore into a database with tenants of its own, or a channel made
+-- between the restore and this migrate: which rows under an oid are whose cannot be told,
+-- and the restore's own copy of a table keyed by tenant may have failed).
 create or replace function actae._reconcile_tenant_names() returns void
 language plpgsql
 volatile
@@ -352,15 +353,13 @@ declare
     v_name text;
     v_stored oid [];
     v_local oid [] := '{}'::oid [];
-    v_local_names text [] := '{}'::text [];
     v_keep oid [] := '{}'::oid [];
-    v_twins oid [] := '{}'::oid [];
     v_gone oid [] := '{}'::oid [];
     v_from oid [] := '{}'::oid [];
     v_to oid [] := '{}'::oid [];
     v_names text [] := '{}'::text [];
     v_missing text [] := '{}'::text [];
-    v_mixed text [] := '{}'::text [];
+    v_mixed text [];
     v_clash text [];
     v_orphans bigint;
     v_quotas actae.quotas [];
@@ -374,29 +373,22 @@ begin
             where t.tenant = v_row.tenant and t.cluster = v_here;
         end if;
         v_local := v_local || v_row.tenant;
-        v_local_names := v_local_names || coalesce(v_name, v_row.name);
     end loop;
     if not exists (select from actae.tenant_names as t where t.cluster <> v_here) then
         return;
     end if;
     v_stored := array(select distinct c.tenant from actae.channels as c)
         || array(select q.tenant from actae.quotas as q);
+    v_mixed := array(
+        select pg_catalog.pg_get_userbyid(x.tenant) from unnest(v_local) as x (tenant)
+        where x.tenant = any(v_stored) order by 1
+    );
     for v_row in select t.tenant, t.name from actae.tenant_names as t
         where t.cluster <> v_here order by t.name, t.tenant
     loop
         select r.rolname::text into v_name from pg_catalog.pg_roles as r
         where r.oid = v_row.tenant;
-        if v_row.tenant = any(v_local) then
-            -- Recorded here too: the same role when the names agree, else the rows stored
-            -- under that oid are some of this database's tenant's and some of the restored
-            -- one's, and nothing tells which.
-            if v_local_names[array_position(v_local, v_row.tenant)] = v_row.name then
-                v_twins := v_twins || v_row.tenant;
-            else
-                v_mixed := v_mixed || format('%s (%s here, %s in the backup)', v_row.tenant,
-                    v_local_names[array_position(v_local, v_row.tenant)], v_row.name);
-            end if;
-        elsif found and v_name = v_row.name then
+        if found and v_name = v_row.name then
             v_keep := v_keep || v_row.tenant;
         elsif not v_row.tenant = any(v_stored) then
             v_gone := v_gone || v_row.tenant;
@@ -411,8 +403,7 @@ begin
             end if;
         end if;
     end loop;
-    -- Two rows of the other cluster onto one role (a role this cluster records is the same
-    -- role by name: its rows and the moved ones are one tenant's).
+    -- Two rows of the other cluster onto one role.
     v_clash := array(
         select pg_catalog.format('%s (recorded oids %s)', r.rolname,
             pg_catalog.string_agg(m.old::text, ', ' order by m.old))
@@ -438,9 +429,9 @@ begin
                     array_to_string(v_clash, '; '))
                 end,
                 case when cardinality(v_mixed) > 0 then format(
-                    'tenant oids recorded here and, for other roles, in the restored backup: %s '
-                    '(a restore into a database with tenants of its own): restore into a new '
-                    'database', array_to_string(v_mixed, '; '))
+                    'this database has tenants of its own (%s have channels or quotas) beside '
+                    'the ones of a backup restored into it from another cluster: restore into '
+                    'a new database, before any agent connects', array_to_string(v_mixed, ', '))
                 end
             ) || '; then migrate again; nothing was changed',
             jsonb_build_object('missing', to_jsonb(v_missing), 'clash', to_jsonb(v_clash),
@@ -476,7 +467,7 @@ begin
         on conflict (tenant) do nothing;
     end if;
     delete from actae.tenant_names as t
-    where t.cluster <> v_here and t.tenant = any(v_from || v_gone || v_twins);
+    where t.cluster <> v_here and t.tenant = any(v_from || v_gone || v_local);
     insert into actae.tenant_names (tenant, name, cluster)
     select m.new, m.name, v_here from unnest(v_to, v_names) as m (new, name)
     on conflict (tenant, cluster) do nothing;
