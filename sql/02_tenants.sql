@@ -323,12 +323,13 @@ $$;
 --     which nothing is stored (no channel, no quota: a tenant dropped in the source) is
 --     forgotten; every other row moves to the role of its name here, with the channels,
 --     executions and quotas stored under it, in one statement per table over the whole
---     mapping (two tenants whose oids swapped, or a chain, end right). A stored tenant oid that no
---     row accounts for (a row inserted by hand, a tenant dropped before it was recorded)
---     names no role here: it becomes 0, which no login is a member of (superusers and
---     global readers still see it; `actae tenant assign` gives it a tenant), and its quota
---     is deleted. A WARNING (printed by actae migrate) lists what moved. Then every row is
---     of this cluster.
+--     mapping (two tenants whose oids swapped, or a chain, end right). When rows move (a
+--     logical restore), a stored tenant oid that no row accounts for (a row inserted by
+--     hand, a tenant dropped before it was recorded) names no role here: it becomes 0,
+--     which no login is a member of (superusers and global readers still see it; `actae
+--     tenant assign` gives it a tenant), and its quota is deleted; when none moves
+--     (pg_upgrade) it stays. A WARNING (printed by actae migrate) lists what moved. Then
+--     every row is of this cluster.
 --   * written_by (the writing login, an audit record) is not rewritten: after a restore into
 --     another cluster it may name no role, or another one.
 --   * every statement reads or writes one Actae table with constants (no join of an Actae
@@ -338,10 +339,10 @@ $$;
 -- something stored under it that has no role of its name here (restore the roles first),
 -- every role two recorded tenants would both move to (a role renamed, or dropped and
 -- created again, in the source since its last migrate: set the other row's name right),
--- and, when rows of this cluster have channels or quotas under them beside rows of another,
--- those tenants (a restore into a database with tenants of its own, or a channel made
--- between the restore and this migrate: which rows under an oid are whose cannot be told,
--- and the restore's own copy of a table keyed by tenant may have failed).
+-- and, when rows move and rows of this cluster have channels or quotas under them, those
+-- tenants (a restore into a database with tenants of its own, or a channel made between the
+-- restore and this migrate: which rows under an oid are whose cannot be told, and the
+-- restore's own copy of a table keyed by tenant may have failed).
 create or replace function actae._reconcile_tenant_names() returns void
 language plpgsql
 volatile
@@ -379,10 +380,6 @@ begin
     end if;
     v_stored := array(select distinct c.tenant from actae.channels as c)
         || array(select q.tenant from actae.quotas as q);
-    v_mixed := array(
-        select pg_catalog.pg_get_userbyid(x.tenant) from unnest(v_local) as x (tenant)
-        where x.tenant = any(v_stored) order by 1
-    );
     for v_row in select t.tenant, t.name from actae.tenant_names as t
         where t.cluster <> v_here order by t.name, t.tenant
     loop
@@ -403,6 +400,14 @@ begin
             end if;
         end if;
     end loop;
+    -- Rows that move: a logical restore. Then this cluster's rows with something stored
+    -- under them are another database's tenants (or a first channel made since the
+    -- restore): the rows under an oid could be either's. (None moves after pg_upgrade,
+    -- which keeps oids: tenants made since are then no one else's.)
+    v_mixed := array(
+        select pg_catalog.pg_get_userbyid(x.tenant) from unnest(v_local) as x (tenant)
+        where cardinality(v_from) > 0 and x.tenant = any(v_stored) order by 1
+    );
     -- Two rows of the other cluster onto one role.
     v_clash := array(
         select pg_catalog.format('%s (recorded oids %s)', r.rolname,
@@ -420,7 +425,9 @@ begin
                 case when cardinality(v_missing) > 0 then format(
                     'the tenants %s were recorded in another cluster (a logical restore) and '
                     'no role here has their names: restore the roles first (pg_dumpall '
-                    '--roles-only of the source cluster)', array_to_string(v_missing, ', '))
+                    '--roles-only of the source cluster), or, for a role renamed since its last '
+                    'migrate, set its name on its row of actae.tenant_names',
+                    array_to_string(v_missing, ', '))
                 end,
                 case when cardinality(v_clash) > 0 then format(
                     'several recorded tenants would move to one role: %s (a role renamed, or '
@@ -439,8 +446,10 @@ begin
         );
     end if;
     v_keep := v_keep || v_local;
+    -- A stored oid no row accounts for names no role here after a logical restore; after
+    -- pg_upgrade (nothing moves) it is still right.
     select count(*) into v_orphans from actae.channels as c
-    where c.tenant <> 0 and not c.tenant = any(v_from || v_keep);
+    where cardinality(v_from) > 0 and c.tenant <> 0 and not c.tenant = any(v_from || v_keep);
     if cardinality(v_from) > 0 or v_orphans > 0 then
         -- The old -> new mapping as constants (a multi-shard UPDATE on Citus), each row's
         -- new oid read from its old one: v_to[position of the old oid in v_from], 0 for an
@@ -452,7 +461,8 @@ begin
             '[pg_catalog.array_position(%L::oid [], e.tenant)], 0) '
             'where e.tenant <> 0 and not e.tenant = any(%L::oid [])', v_to, v_from, v_keep);
     end if;
-    select array_agg(q) into v_quotas from actae.quotas as q where not q.tenant = any(v_keep);
+    select array_agg(q) into v_quotas from actae.quotas as q
+    where cardinality(v_from) > 0 and not q.tenant = any(v_keep);
     if v_quotas is not null then
         delete from actae.quotas as q where not q.tenant = any(v_keep);
         insert into actae.quotas (

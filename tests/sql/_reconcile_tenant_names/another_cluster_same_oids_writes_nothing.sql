@@ -1,10 +1,12 @@
 -- actae._reconcile_tenant_names after pg_upgrade (another cluster, the same role oids): every
--- recorded name still names the recorded oid, so no channel, execution or quota is written;
--- the registry rows become this cluster's.
+-- recorded name still names the recorded oid, so no channel, execution or quota is written,
+-- also for a tenant whose first channel was made after the upgrade (recorded for this
+-- cluster: no one else's, since nothing moves) and for a stored oid in no row (it is still
+-- right); the registry rows become this cluster's.
 begin;
 \ir ../helpers.psql
 \ir ../tenant_names_helpers.psql
-select plan(3);
+select plan(5);
 
 select pg_temp.two_tenants('tap_ru_a', 'tap_ru_b', 'tap_ru_al', 'tap_ru_bl');
 set local session authorization tap_ru_al;
@@ -12,6 +14,10 @@ select actae.claim_execution('tap-ru-a', 'k', 't', '{}');
 reset session authorization;
 select actae.set_quota('tap_ru_a', p_max_channels => 1);
 update actae.tenant_names set cluster = 1 where name like 'tap\_ru\_%';
+set local session authorization tap_ru_bl;
+select actae.create_channel('tap-ru-b');
+reset session authorization;
+insert into actae.channels (channel_id, tenant) values ('tap-ru-stray', 'tap_ru_bl'::regrole);
 select
     (select string_agg(ctid::text, ',' order by ctid) from actae.channels
         where channel_id like 'tap-ru-%') as channels,
@@ -36,6 +42,10 @@ select is((select t.tenant from actae.tenant_names as t where t.name = 'tap_ru_a
     'tap_ru_a'::regrole::oid, 'the recorded oid stays');
 select is((select count(*) from actae.tenant_names as t where t.cluster <> pg_temp.this_cluster()),
     0::bigint, 'every registry row is this cluster''s');
+select is((select c.tenant from actae.channels as c where c.channel_id = 'tap-ru-b'),
+    'tap_ru_b'::regrole::oid, 'the tenant made since keeps its channel');
+select is((select c.tenant from actae.channels as c where c.channel_id = 'tap-ru-stray'),
+    'tap_ru_bl'::regrole::oid, 'a stored oid in no row stays');
 
 select * from finish();
 rollback;
