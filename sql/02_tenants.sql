@@ -317,19 +317,19 @@ $$;
 -- migrate` (sql/95_tenant_names.sql), as a superuser.
 -- Guarantees:
 --   * a row recorded in this cluster (its system identifier): the oid is right; a renamed
---     role's recorded name is refreshed.
+--     role's recorded name is refreshed. Nothing else happens while every row is.
 --   * rows recorded in another cluster (a logical restore, or pg_upgrade): a row whose oid
 --     names a role of its recorded name here stays (pg_upgrade keeps oids); a row under
 --     which nothing is stored (no channel, no quota: a tenant dropped in the source) is
---     forgotten; every other row moves to the role of its name here, with the channels,
---     executions and quotas stored under it, in one statement per table over the whole
---     mapping (two tenants whose oids swapped, or a chain, end right). When rows move (a
---     logical restore), a stored tenant oid that no row accounts for (a row inserted by
---     hand, a tenant dropped before it was recorded) names no role here: it becomes 0,
---     which no login is a member of (superusers and global readers still see it; `actae
---     tenant assign` gives it a tenant), and its quota is deleted; when none moves
---     (pg_upgrade) it stays. A WARNING (printed by actae migrate) lists what moved. Then
---     every row is of this cluster.
+--     forgotten; a row whose name is '' (a tenant dropped on purpose, set so by hand) takes
+--     what is stored under it to 0; every other row moves to the role of its name here,
+--     with the channels, executions and quotas stored under it, in one statement per table
+--     over the whole mapping (two tenants whose oids swapped, or a chain, end right). A
+--     stored tenant oid that no row accounts for (a row inserted by hand, a tenant dropped
+--     before it was recorded) may name anyone here: it becomes 0 too. 0 is a role no login
+--     is a member of (superusers and global readers still see its channels; `actae tenant
+--     assign` gives one a tenant); its quotas are deleted. A WARNING (printed by actae
+--     migrate) lists what moved. Then every row is of this cluster.
 --   * written_by (the writing login, an audit record) is not rewritten: after a restore into
 --     another cluster it may name no role, or another one.
 --   * every statement reads or writes one Actae table with constants (no join of an Actae
@@ -339,10 +339,11 @@ $$;
 -- something stored under it that has no role of its name here (restore the roles first),
 -- every role two recorded tenants would both move to (a role renamed, or dropped and
 -- created again, in the source since its last migrate: set the other row's name right),
--- and, when rows move and rows of this cluster have channels or quotas under them, those
--- tenants (a restore into a database with tenants of its own, or a channel made between the
--- restore and this migrate: which rows under an oid are whose cannot be told, and the
--- restore's own copy of a table keyed by tenant may have failed).
+-- every oid recorded here for one role and by the other cluster for another, and, when a
+-- row moves to another role, this cluster's tenants with channels or quotas (a restore into
+-- a database with tenants of its own, or a channel made between the restore and this
+-- migrate: which rows under an oid are whose cannot be told, and the restore's own copy of
+-- a table keyed by tenant may have failed).
 create or replace function actae._reconcile_tenant_names() returns void
 language plpgsql
 volatile
@@ -360,6 +361,7 @@ declare
     v_to oid [] := '{}'::oid [];
     v_names text [] := '{}'::text [];
     v_missing text [] := '{}'::text [];
+    v_shared text [] := '{}'::text [];
     v_mixed text [];
     v_clash text [];
     v_orphans bigint;
@@ -383,12 +385,22 @@ begin
     for v_row in select t.tenant, t.name from actae.tenant_names as t
         where t.cluster <> v_here order by t.name, t.tenant
     loop
+        v_name := null;
         select r.rolname::text into v_name from pg_catalog.pg_roles as r
         where r.oid = v_row.tenant;
-        if found and v_name = v_row.name then
+        if v_row.tenant = any(v_local) and v_name is distinct from v_row.name then
+            -- Recorded here for one role and by the other cluster for another: the rows
+            -- stored under it are some of each one's, and nothing tells which.
+            v_shared := v_shared || format('%s (%s here, %s in the other cluster)',
+                v_row.tenant, coalesce(v_name, '?'), v_row.name);
+        elsif v_name = v_row.name then
             v_keep := v_keep || v_row.tenant;
         elsif not v_row.tenant = any(v_stored) then
             v_gone := v_gone || v_row.tenant;
+        elsif v_row.name = '' then
+            v_from := v_from || v_row.tenant;
+            v_to := v_to || 0::oid;
+            v_names := v_names || '(no role)'::text;
         else
             v_role := pg_catalog.to_regrole(pg_catalog.quote_ident(v_row.name));
             if v_role is null then
@@ -400,13 +412,14 @@ begin
             end if;
         end if;
     end loop;
-    -- Rows that move: a logical restore. Then this cluster's rows with something stored
-    -- under them are another database's tenants (or a first channel made since the
-    -- restore): the rows under an oid could be either's. (None moves after pg_upgrade,
-    -- which keeps oids: tenants made since are then no one else's.)
+    -- A row that moves to another role: a logical restore. Then this cluster's tenants with
+    -- something stored under them are another database's (or made a first channel since
+    -- the restore), and the rows under an oid could be either's. (None moves after
+    -- pg_upgrade, which keeps oids: tenants made since are then no one else's.)
     v_mixed := array(
         select pg_catalog.pg_get_userbyid(x.tenant) from unnest(v_local) as x (tenant)
-        where cardinality(v_from) > 0 and x.tenant = any(v_stored) order by 1
+        where x.tenant = any(v_stored) and 0::oid < any(v_to)
+        order by 1
     );
     -- Two rows of the other cluster onto one role.
     v_clash := array(
@@ -418,16 +431,18 @@ begin
         having count(*) > 1
         order by r.rolname
     );
-    if cardinality(v_missing) > 0 or cardinality(v_clash) > 0 or cardinality(v_mixed) > 0 then
+    if cardinality(v_missing) > 0 or cardinality(v_clash) > 0 or cardinality(v_shared) > 0
+        or cardinality(v_mixed) > 0 then
         perform actae._raise(
             '55000',
             pg_catalog.concat_ws('; ',
                 case when cardinality(v_missing) > 0 then format(
                     'the tenants %s were recorded in another cluster (a logical restore) and '
                     'no role here has their names: restore the roles first (pg_dumpall '
-                    '--roles-only of the source cluster), or, for a role renamed since its last '
-                    'migrate, set its name on its row of actae.tenant_names',
-                    array_to_string(v_missing, ', '))
+                    '--roles-only of the source cluster); for a role renamed since its last '
+                    'migrate, set its name on its row of actae.tenant_names; for a tenant '
+                    'dropped on purpose, set its name to an empty string (what is stored '
+                    'under it then belongs to no role)', array_to_string(v_missing, ', '))
                 end,
                 case when cardinality(v_clash) > 0 then format(
                     'several recorded tenants would move to one role: %s (a role renamed, or '
@@ -435,21 +450,19 @@ begin
                     'the right name on the other rows of actae.tenant_names',
                     array_to_string(v_clash, '; '))
                 end,
-                case when cardinality(v_mixed) > 0 then format(
-                    'this database has tenants of its own (%s have channels or quotas) beside '
-                    'the ones of a backup restored into it from another cluster: restore into '
-                    'a new database, before any agent connects', array_to_string(v_mixed, ', '))
+                case when cardinality(v_shared) > 0 or cardinality(v_mixed) > 0 then format(
+                    'this database has tenants of its own (%s) beside the ones of a backup '
+                    'restored into it from another cluster: restore into a new database, '
+                    'before any agent connects', array_to_string(v_shared || v_mixed, ', '))
                 end
             ) || '; then migrate again; nothing was changed',
             jsonb_build_object('missing', to_jsonb(v_missing), 'clash', to_jsonb(v_clash),
-                'mixed', to_jsonb(v_mixed))
+                'shared', to_jsonb(v_shared), 'mixed', to_jsonb(v_mixed))
         );
     end if;
     v_keep := v_keep || v_local;
-    -- A stored oid no row accounts for names no role here after a logical restore; after
-    -- pg_upgrade (nothing moves) it is still right.
     select count(*) into v_orphans from actae.channels as c
-    where cardinality(v_from) > 0 and c.tenant <> 0 and not c.tenant = any(v_from || v_keep);
+    where c.tenant <> 0 and not c.tenant = any(v_from || v_keep);
     if cardinality(v_from) > 0 or v_orphans > 0 then
         -- The old -> new mapping as constants (a multi-shard UPDATE on Citus), each row's
         -- new oid read from its old one: v_to[position of the old oid in v_from], 0 for an
@@ -461,8 +474,7 @@ begin
             '[pg_catalog.array_position(%L::oid [], e.tenant)], 0) '
             'where e.tenant <> 0 and not e.tenant = any(%L::oid [])', v_to, v_from, v_keep);
     end if;
-    select array_agg(q) into v_quotas from actae.quotas as q
-    where cardinality(v_from) > 0 and not q.tenant = any(v_keep);
+    select array_agg(q) into v_quotas from actae.quotas as q where not q.tenant = any(v_keep);
     if v_quotas is not null then
         delete from actae.quotas as q where not q.tenant = any(v_keep);
         insert into actae.quotas (
@@ -473,13 +485,14 @@ begin
             v_to[array_position(v_from, x.tenant)], x.max_channels, x.max_bytes,
             x.max_events_per_channel, x.used_bytes, x.used_channels, x.measured_at, x.set_at
         from unnest(v_quotas) as x
-        where x.tenant = any(v_from)
+        where v_to[array_position(v_from, x.tenant)] <> 0
         on conflict (tenant) do nothing;
     end if;
     delete from actae.tenant_names as t
     where t.cluster <> v_here and t.tenant = any(v_from || v_gone || v_local);
     insert into actae.tenant_names (tenant, name, cluster)
     select m.new, m.name, v_here from unnest(v_to, v_names) as m (new, name)
+    where m.new <> 0
     on conflict (tenant, cluster) do nothing;
     update actae.tenant_names as t set cluster = v_here where t.cluster <> v_here;
     if cardinality(v_from) > 0 or v_orphans > 0 then

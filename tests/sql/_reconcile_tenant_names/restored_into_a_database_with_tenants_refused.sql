@@ -22,7 +22,7 @@ select pg_temp.tenancy('tap-rx-') as before \gset
 
 select pg_temp.error_of($$select actae._reconcile_tenant_names()$$) as err \gset
 select is(:'err'::jsonb ->> 'sqlstate', '55000', 'a database with tenants of its own: 55000');
-select matches(:'err'::jsonb ->> 'message', 'tenants of its own \(tap_rx_a have channels',
+select matches(:'err'::jsonb ->> 'message', 'tenants of its own \(.*tap_rx_a',
     'naming them');
 select matches(:'err'::jsonb ->> 'message', 'restore into a new database', 'and what to do');
 select is(pg_temp.tenancy('tap-rx-'), :'before', 'nothing is changed');
@@ -40,7 +40,7 @@ select is((select count(*) from actae.tenant_names as t
         where t.tenant = 'tap_rx_b'::regrole and t.cluster = pg_temp.this_cluster()),
     1::bigint, 'the new channel''s tenant is recorded for this cluster');
 select matches(pg_temp.error_of($$select actae._reconcile_tenant_names()$$)::jsonb ->> 'message',
-    'tenants of its own \(tap_rx_b have channels',
+    'tenants of its own \(.*tap_rx_b',
     'and the migrate refuses rather than hand its channel to the backup''s tenant');
 
 select * from finish();
