@@ -339,7 +339,8 @@ $$;
 -- something stored under it that has no role of its name here (restore the roles first),
 -- every role two recorded tenants would both move to (a role renamed, or dropped and
 -- created again, in the source since its last migrate: set the other row's name right),
--- every oid recorded here for one role and by the other cluster for another, and, when a
+-- every oid recorded for two roles (here and by another cluster, or by two other
+-- clusters: a restore backed up again before its migrate), and, when a
 -- row moves to another role, this cluster's tenants with channels or quotas (a restore into
 -- a database with tenants of its own, or a channel made between the restore and this
 -- migrate: which rows under an oid are whose cannot be told, and the restore's own copy of
@@ -393,6 +394,14 @@ begin
             -- stored under it are some of each one's, and nothing tells which.
             v_shared := v_shared || format('%s (%s here, %s in the other cluster)',
                 v_row.tenant, coalesce(v_name, '?'), v_row.name);
+        elsif exists (
+            select from actae.tenant_names as t
+            where t.cluster <> v_here and t.tenant = v_row.tenant and t.name <> v_row.name
+        ) then
+            -- Recorded for two roles by other clusters (a restore never migrated, then
+            -- backed up again): the same.
+            v_shared := v_shared || format('%s (%s in another cluster)', v_row.tenant,
+                v_row.name);
         elsif v_name = v_row.name then
             v_keep := v_keep || v_row.tenant;
         elsif not v_row.tenant = any(v_stored) then
@@ -453,7 +462,9 @@ begin
                 case when cardinality(v_shared) > 0 or cardinality(v_mixed) > 0 then format(
                     'this database has tenants of its own (%s) beside the ones of a backup '
                     'restored into it from another cluster: restore into a new database, '
-                    'before any agent connects', array_to_string(v_shared || v_mixed, ', '))
+                    'before any agent connects (after a pg_upgrade: a role renamed since its '
+                    'last migrate; set its name on its row of another cluster)',
+                    array_to_string(v_shared || v_mixed, ', '))
                 end
             ) || '; then migrate again; nothing was changed',
             jsonb_build_object('missing', to_jsonb(v_missing), 'clash', to_jsonb(v_clash),
