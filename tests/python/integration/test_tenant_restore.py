@@ -1,8 +1,9 @@
 """`actae migrate` after a logical restore into another cluster: the tenants' role oids of
 the source are moved back onto the roles of their names here, and the command says so on
-stderr. The restore is staged in the test database: two tenants' registry rows name another
-cluster, and their oids are swapped in the tables that store them (as when the new cluster
-gave the two roles each other's numbers)."""
+stderr. The restore is staged in a new database of the test's own (a restore into a database
+with tenants of its own is refused): two tenants' registry rows name another cluster, and
+their oids are swapped in the tables that store them (as when the new cluster gave the two
+roles each other's numbers)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from tests.python.integration.test_cli_global import actae
 
 
 @pytest.fixture
-def two_tenants(dsn: str) -> Iterator[tuple[str, str, str, str]]:
+def two_tenants(actae_fresh_dsn: str) -> Iterator[tuple[str, str, str, str]]:
     """Tenants a and b, each owning one channel: (tenant a, tenant b, channel a, channel b)."""
     tag = uuid.uuid4().hex[:8]
     a, b = f"tr_a_{tag}", f"tr_b_{tag}"
     ca, cb = f"tr-a-{tag}", f"tr-b-{tag}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(actae_fresh_dsn, autocommit=True) as conn:
         for tenant, channel in ((a, ca), (b, cb)):
             tenants.create_tenant(conn, tenant)
             conn.execute("select actae.create_channel(%s)", (channel,))
@@ -44,9 +45,10 @@ def tenant_of(conn: psycopg.Connection, channel: str) -> str:
 
 
 def test_migrate_moves_swapped_tenant_oids_back_and_says_so(
-    dsn: str, two_tenants: tuple[str, str, str, str],
+    actae_fresh_dsn: str, two_tenants: tuple[str, str, str, str],
 ) -> None:
     a, b, ca, cb = two_tenants
+    dsn = actae_fresh_dsn
     with psycopg.connect(dsn, autocommit=True) as conn:
         with conn.transaction():
             swap = ("update actae.{} set tenant = case tenant when %(a)s::regrole"
