@@ -15,7 +15,7 @@
 --   on them and moves each tenant back onto the role of its name. The cluster is on every
 --   row and in its key, so rows restored into a database migrated before (with rows of its
 --   own, the bootstrap superuser's oid 10 among them) load beside its rows and are told
---   apart.
+--   apart; recorded_at tells a tenant recorded here after channels stored under its oid.
 -- A reference table on Citus, like quotas, read by actae_auditor like every other table
 -- (sql/90_grants.sql); agents have no access.
 --
@@ -27,6 +27,7 @@ create table actae.tenant_names (
     tenant oid not null,
     name text not null,
     cluster bigint not null,
+    recorded_at timestamptz not null default pg_catalog.clock_timestamp(),
     primary key (tenant, cluster)
 );
 alter table actae.tenant_names owner to actae_owner;

@@ -340,7 +340,8 @@ $$;
 -- every role two recorded tenants would both move to (a role renamed, or dropped and
 -- created again, in the source since its last migrate: set the other row's name right),
 -- every oid recorded for two roles (here and by another cluster, or by two other
--- clusters: a restore backed up again before its migrate), and, when a
+-- clusters: a restore backed up again before its migrate), a tenant recorded here after
+-- channels stored under its oid were made (they came with the backup), and, when a
 -- row moves to another role, this cluster's tenants with channels or quotas (a restore into
 -- a database with tenants of its own, or a channel made between the restore and this
 -- migrate: which rows under an oid are whose cannot be told, and the restore's own copy of
@@ -430,6 +431,22 @@ begin
         where x.tenant = any(v_stored) and 0::oid < any(v_to)
         order by 1
     );
+    -- And, whatever moves, a tenant recorded here after channels stored under its oid were
+    -- made (by more than a minute), unless the other cluster recorded it too: it is this
+    -- database's, and those channels are the backup's (inserted there by hand, say).
+    for v_row in select t.tenant, t.name, t.recorded_at from actae.tenant_names as t
+        where t.cluster = v_here and t.tenant = any(v_stored) order by t.tenant
+    loop
+        if not exists (
+            select from actae.tenant_names as f
+            where f.cluster <> v_here and f.tenant = v_row.tenant and f.name = v_row.name
+        ) and exists (
+            select from actae.channels as c
+            where c.tenant = v_row.tenant and c.created_at < v_row.recorded_at - interval '1 minute'
+        ) and not pg_catalog.pg_get_userbyid(v_row.tenant) = any(v_mixed) then
+            v_mixed := v_mixed || pg_catalog.pg_get_userbyid(v_row.tenant);
+        end if;
+    end loop;
     -- Two rows of the other cluster onto one role.
     v_clash := array(
         select pg_catalog.format('%s (recorded oids %s)', r.rolname,

@@ -2066,7 +2066,8 @@ ALTER TABLE ONLY actae.snapshots ALTER COLUMN state SET COMPRESSION lz4;
 CREATE TABLE actae.tenant_names (
     tenant oid NOT NULL,
     name text NOT NULL,
-    cluster bigint NOT NULL
+    cluster bigint NOT NULL,
+    recorded_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
 );
 
 --
