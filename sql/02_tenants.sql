@@ -387,7 +387,6 @@ begin
     for v_row in select t.tenant, t.name from actae.tenant_names as t
         where t.cluster <> v_here order by t.name, t.tenant
     loop
-        v_name := null;
         select r.rolname::text into v_name from pg_catalog.pg_roles as r
         where r.oid = v_row.tenant;
         if v_row.tenant = any(v_local) and v_name is distinct from v_row.name then

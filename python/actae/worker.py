@@ -85,7 +85,7 @@ from psycopg import sql
 
 from actae import _json, calls
 from actae._runtime import is_async
-from actae.client import ActaeClient
+from actae.client import ActaeClient, pool_kwargs
 from actae.context import Tool
 from actae.errors import (
     ActaeError,
@@ -963,7 +963,7 @@ class Worker:
         """How to open a connection of the worker's own (the listener's, a probe's): its
         DSN, or its client's pool's conninfo and connection arguments (kwargs)."""
         if self._dsn:
-            return self._dsn, {"client_encoding": "UTF8"}  # as the client's pool (pool_kwargs)
+            return self._dsn, pool_kwargs()  # as the pool of a client given the DSN
         pool = self.client.pool
         conninfo: Any = pool.conninfo
         if not isinstance(conninfo, str):  # psycopg_pool also allows a callable
