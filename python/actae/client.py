@@ -137,6 +137,30 @@ def pool_kwargs() -> dict[str, Any]:
             **prepare_threshold(os.environ.get("ACTAE_PREPARE_THRESHOLD"))}
 
 
+# Actae's writes run under READ COMMITTED only (0A000 otherwise). A server, database or role
+# whose default_transaction_isolation is another level (some managed servers are set to
+# SERIALIZABLE) made every claim of a pool Actae opened fail; such a pool's connections set
+# the session's default back to READ COMMITTED when they are made (one round trip per new
+# connection, and no change of a session already at that level, so nothing leaks through a
+# transaction-mode pooler where none was needed). A caller's own pool keeps its settings.
+_READ_COMMITTED = ("select set_config('default_transaction_isolation', 'read committed', false)"
+                   " where current_setting('default_transaction_isolation') <> 'read committed'")
+
+
+def _read_committed(conn: psycopg.Connection[Any]) -> None:
+    conn.execute(_READ_COMMITTED)
+
+
+async def _aread_committed(conn: psycopg.AsyncConnection[Any]) -> None:
+    await conn.execute(_READ_COMMITTED)
+
+
+def own_pool_args(*, aio: bool) -> dict[str, Any]:
+    """The arguments of a pool Actae opens for itself (a client given a DSN, the console's,
+    the command line's): pool_kwargs() for its connections, and their READ COMMITTED."""
+    return {"kwargs": pool_kwargs(), "configure": _aread_committed if aio else _read_committed}
+
+
 def prepare_threshold(value: str | None) -> dict[str, Any]:
     """The prepare_threshold connection setting ACTAE_PREPARE_THRESHOLD gives: none for
     ``none`` (never prepare), N for a whole number N >= 0, nothing (psycopg's 5) when unset
@@ -311,7 +335,7 @@ class ActaeClient:
     def _own_pool(self, min_size: int, max_size: int) -> AsyncConnectionPool[Any]:
         """The pool a client given a DSN opens for itself (opened and closed with it)."""
         return AsyncParkingPool(self._dsn, min_size=min_size, max_size=max_size,
-                                kwargs=pool_kwargs(), open=False)
+                                **own_pool_args(aio=True), open=False)
 
     async def open(self) -> None:
         """Open the pool; an unreachable database raises ConnectionFailed within seconds."""
@@ -632,8 +656,8 @@ class SyncActaeClient:
         self._dsn = dsn or ""
         # Any row factory: the driver reads rows as tuples on its own cursors.
         self.pool: ConnectionPool[Any] = pool or ParkingPool(
-            self._dsn, min_size=min_size, max_size=max_size, kwargs=pool_kwargs(), open=False
-        )
+            self._dsn, min_size=min_size, max_size=max_size, **own_pool_args(aio=False),
+            open=False)
 
     def open(self) -> None:
         """Open the pool; an unreachable database raises ConnectionFailed within seconds."""

@@ -24,7 +24,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel
 
-from actae.client import SyncActaeClient, pool_kwargs
+from actae.client import SyncActaeClient, own_pool_args
 from actae.errors import InvalidInput, NotFound
 from actae.migrate import CONNECT_SECONDS, connect_timeout
 from actae.models import Execution
@@ -150,7 +150,7 @@ def open_client(args: argparse.Namespace) -> Generator[SyncActaeClient, None, No
     than after the pool's retries."""
     dsn = reachable(dsn_from(args))
     pool: ConnectionPool = ConnectionPool(dsn, min_size=1, max_size=1,
-                                          kwargs=pool_kwargs(), open=False,
+                                          **own_pool_args(aio=False), open=False,
                                           timeout=CONNECT_SECONDS)
     with SyncActaeClient(pool=pool) as client:
         pool.open(wait=True, timeout=CONNECT_SECONDS)

@@ -21,7 +21,7 @@ from psycopg import pq
 from psycopg_pool import AsyncConnectionPool
 
 from actae import _json, calls
-from actae.client import ActaeClient, SyncActaeClient, json_loaders, pool_kwargs
+from actae.client import ActaeClient, SyncActaeClient, json_loaders, own_pool_args
 
 T = TypeVar("T")
 
@@ -57,7 +57,8 @@ class ConsoleClient(ActaeClient):
         # A plain pool (no connection parked beside it: pool.check() sees every idle one,
         # which the console runs after a connection failed).
         return AsyncConnectionPool(self._dsn, min_size=min_size, max_size=max_size,
-                                   kwargs=pool_kwargs(), open=False, timeout=self._timeout)
+                                   **own_pool_args(aio=True), open=False,
+                                   timeout=self._timeout)
 
     @staticmethod
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:

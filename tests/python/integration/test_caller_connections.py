@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -290,3 +292,38 @@ def test_a_key_ttl_read_back_is_accepted_when_written_again(
         read = client.get_channel(channel).key_ttl
         assert read == timedelta(days=36500)
         assert client.set_key_ttl(channel, read).key_ttl == read
+
+
+def test_pools_actae_opens_run_under_read_committed_whatever_the_servers_default(
+        dsn: str, unique: Callable[..., str], conn: psycopg.Connection[Any]) -> None:
+    """A server, database or role whose default_transaction_isolation is SERIALIZABLE (as
+    some managed servers are set): the pools Actae opens for itself (a client given a DSN,
+    sync and async, and the command line's) set READ COMMITTED on each connection they
+    make, so claims work there; every call was 0A000 before. A caller's own pool keeps its
+    own setting (the test above)."""
+    serializable = make_conninfo(
+        dsn, options="-c default_transaction_isolation=serializable")
+    channel = unique("serializable")
+    with SyncActaeClient(serializable, max_size=1) as client:
+        assert client.run_tool(lambda ctx: RESULT, channel_id=channel, key_name="sync",
+                               tool_name="charge", params=PARAMS) == RESULT
+        with client.pool.connection() as own:
+            row = own.execute("show default_transaction_isolation").fetchone()
+        assert row == ("read committed",)
+
+    async def run_async() -> Any:
+        async with ActaeClient(serializable, max_size=1) as client:
+            return await client.run_tool(lambda ctx: RESULT, channel_id=channel,
+                                         key_name="async", tool_name="charge", params=PARAMS)
+
+    assert asyncio.run(run_async()) == RESULT
+    done = subprocess.run(
+        [sys.executable, "-m", "actae", "run", "start", channel, "agent", "--queue",
+         unique("q"), "--dsn", serializable],
+        capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    rows = conn.execute(
+        "select count(*) from actae.executions where channel_id = %s and status = 'completed'"
+        " union all select count(*) from actae.runs where channel_id = %s",
+        (channel, channel)).fetchall()
+    assert rows == [(2,), (1,)]
