@@ -217,6 +217,20 @@ def unreached(exc: BaseException) -> str | None:
     return cast(str | None, getattr(exc, _UNREACHED, None))
 
 
+# Undefined table, schema or function of schema actae: the database has no Actae yet, or an
+# older one than this install.
+_MISSING_OBJECT = {"42P01", "3F000", "42883"}
+
+
+def with_hint(exc: psycopg.Error) -> str:
+    """The error's text; when it names a missing object of Actae's, only its first line,
+    which says what to do (the command line's one-line errors, the worker's log)."""
+    text = str(exc).strip()
+    if exc.sqlstate in _MISSING_OBJECT and "actae" in text:
+        return f"{text.splitlines()[0]} (is this database migrated? run actae migrate)"
+    return text
+
+
 def map_error(exc: BaseException, sql: str | None = None,
               params: Mapping[str, Any] | None = None) -> BaseException:
     """The Actae exception for a database or encoding error, or ``exc`` unchanged.

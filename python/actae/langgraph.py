@@ -29,31 +29,34 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any, cast
 
 import psycopg
-from langchain_core.messages import ToolMessage
-from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, StructuredTool
-from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
-from langgraph.checkpoint.base import (
-    WRITES_IDX_MAP,
-    BaseCheckpointSaver,
-    ChannelVersions,
-    Checkpoint,
-    CheckpointMetadata,
-    CheckpointTuple,
-    get_checkpoint_id,
-    get_serializable_checkpoint_metadata,
-)
-from langgraph.checkpoint.serde.base import SerializerProtocol
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import AsyncConnectionPool, ConnectionPool
 from pydantic_core import to_jsonable_python
 
 from actae import calls
+from actae._extras import needs
 from actae._runtime import retrieve
 from actae.client import ActaeClient, SyncActaeClient
 from actae.context import Tool, ToolContext
 from actae.migrate import MigrationError, migrate
 from actae.models import ForkResult
+
+with needs("langgraph", "actae.langgraph"):
+    from langchain_core.messages import ToolMessage
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.tools.base import TOOL_MESSAGE_BLOCK_TYPES
+    from langgraph.checkpoint.base import (
+        WRITES_IDX_MAP,
+        BaseCheckpointSaver,
+        ChannelVersions,
+        Checkpoint,
+        CheckpointMetadata,
+        CheckpointTuple,
+        get_checkpoint_id,
+        get_serializable_checkpoint_metadata,
+    )
+    from langgraph.checkpoint.serde.base import SerializerProtocol
 
 __all__ = [
     "ActaeSaver",

@@ -44,33 +44,36 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast
 
-from agents import (
-    Agent,
-    FunctionTool,
-    Handoff,
-    ModelResponse,
-    RunConfig,
-    Runner,
-    RunState,
-    Usage,
-)
-from agents.items import TResponseOutputItem
-from agents.models.interface import Model, ModelTracing
-from agents.tool_context import ToolContext as SdkToolContext
-from openai.types.responses import (
-    Response,
-    ResponseCompletedEvent,
-    ResponseOutputItemDoneEvent,
-    ResponseUsage,
-)
 from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from actae import calls
+from actae._extras import needs
 from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
 from actae.context import ToolContext
 from actae.errors import InvalidInput
+
+with needs("openai-agents", "actae.openai_agents"):
+    from agents import (
+        Agent,
+        FunctionTool,
+        Handoff,
+        ModelResponse,
+        RunConfig,
+        Runner,
+        RunState,
+        Usage,
+    )
+    from agents.items import TResponseOutputItem
+    from agents.models.interface import Model, ModelTracing
+    from agents.tool_context import ToolContext as SdkToolContext
+    from openai.types.responses import (
+        Response,
+        ResponseCompletedEvent,
+        ResponseOutputItemDoneEvent,
+        ResponseUsage,
+    )
 
 __all__ = ["MODEL_EVENT", "ActaeRun", "RecordedModel", "ReplayDiverged", "current_tool"]
 

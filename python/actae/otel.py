@@ -47,14 +47,24 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from opentelemetry import trace
-from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
-
 from actae import calls, observe
 from actae._coalesce import release_call
+from actae._extras import needs
 from actae.context import compensation_key
 from actae.errors import ActaeError, LeaseLost
 from actae.models import Claim, Execution, ExecutionTrace
+
+with needs("otel", "actae.otel"):
+    from opentelemetry import trace
+    from opentelemetry.trace import (
+        Link,
+        Span,
+        SpanContext,
+        SpanKind,
+        Status,
+        StatusCode,
+        TraceFlags,
+    )
 
 __all__ = ["TRACER_NAME", "ActaeTracing", "instrument", "traceparent", "uninstrument"]
 

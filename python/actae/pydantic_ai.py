@@ -46,33 +46,36 @@ from decimal import Decimal
 from typing import Any, cast
 
 from pydantic import TypeAdapter
-from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.capabilities.abstract import (
-    ValidatedToolArgs,
-    WrapModelRequestHandler,
-    WrapToolExecuteHandler,
-)
-from pydantic_ai.exceptions import (
-    ModelRetry,
-    ToolFailed,
-    ToolFailedError,
-    ToolRetryError,
-    UserError,
-)
-from pydantic_ai.messages import (
-    ModelMessagesTypeAdapter,
-    ModelResponse,
-    ToolCallPart,
-    ToolReturn,
-)
-from pydantic_ai.models import ModelRequestContext
-from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_core import to_jsonable_python
 
 from actae import calls
+from actae._extras import needs
 from actae._replay import current_tool, recorded_turns, running
 from actae.client import ActaeClient
 from actae.context import ToolContext
+
+with needs("pydantic-ai", "actae.pydantic_ai"):
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.capabilities.abstract import (
+        ValidatedToolArgs,
+        WrapModelRequestHandler,
+        WrapToolExecuteHandler,
+    )
+    from pydantic_ai.exceptions import (
+        ModelRetry,
+        ToolFailed,
+        ToolFailedError,
+        ToolRetryError,
+        UserError,
+    )
+    from pydantic_ai.messages import (
+        ModelMessagesTypeAdapter,
+        ModelResponse,
+        ToolCallPart,
+        ToolReturn,
+    )
+    from pydantic_ai.models import ModelRequestContext
+    from pydantic_ai.tools import RunContext, ToolDefinition
 
 __all__ = ["MODEL_EVENT", "ActaeDurability", "ReplayDiverged", "current_tool", "turn_operation"]
 

@@ -97,6 +97,7 @@ from actae.errors import (
     ToolFailed,
     VersionConflict,
     unreached,
+    with_hint,
 )
 from actae.models import Execution
 from actae.plans.tools import BEAT_RETRY, BEAT_WAIT, describe, storable
@@ -680,7 +681,8 @@ class Worker:
                 try:
                     claimed = await self._claim(agents, free)
                 except (ActaeError, psycopg.Error, OSError) as exc:
-                    log.warning("claim_run failed (%s); retrying", exc)
+                    log.warning("claim_run failed (%s); retrying",
+                                with_hint(exc) if isinstance(exc, psycopg.Error) else exc)
                     break
                 claimed_any = claimed_any or bool(claimed)
                 self._spawn(claimed, sent)

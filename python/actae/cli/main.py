@@ -22,7 +22,7 @@ import psycopg
 
 from actae.cli import admin, channels, console, demo, migrate, runs, tenants
 from actae.cli.base import Command, CommandError, is_utf8, printable, undecodable
-from actae.errors import ActaeError
+from actae.errors import ActaeError, with_hint
 from actae.migrate import MigrationError
 
 COMMANDS: list[Command] = [*migrate.COMMANDS, *admin.COMMANDS, *channels.COMMANDS,
@@ -95,23 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         suffix = f" [{exc.sqlstate}]" if exc.sqlstate else ""
         return _fail(args, f"{exc.message}{suffix}", 1)
     except psycopg.Error as exc:
-        return _fail(args, _with_hint(exc), 1)
+        return _fail(args, with_hint(exc), 1)
     except MigrationError as exc:
         return _fail(args, str(exc), 1)
-
-
-# Undefined table, schema or function of schema actae: the database has no Actae yet, or an
-# older one than this install.
-_MISSING_OBJECT = {"42P01", "3F000", "42883"}
-
-
-def _with_hint(exc: psycopg.Error) -> str:
-    """The error's text; when it names a missing object of Actae's, its first line (the one
-    printed) says what to do."""
-    text = str(exc).strip()
-    if exc.sqlstate in _MISSING_OBJECT and "actae" in text:
-        return f"{text.splitlines()[0]} (is this database migrated? run actae migrate)"
-    return text
 
 
 def _fail(args: argparse.Namespace, message: str, code: int) -> int:

@@ -29,18 +29,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
-import jinja2
 import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
-from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from actae import calls
+from actae._extras import needs
 from actae._runtime import detach, retrieve
 from actae.console import tree
 from actae.console.exact import ConsoleClient, exact_loads
@@ -48,6 +42,15 @@ from actae.console.jsontext import json_text, path_text
 from actae.console.live import Recreated, follow_timeline
 from actae.console.models import TimelineEntry, micros
 from actae.errors import ActaeError, InvalidInput, NotFound
+
+with needs("console", "actae.console.app"):
+    import jinja2
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse, Response, StreamingResponse
+    from starlette.routing import Route
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger("actae.console")
 

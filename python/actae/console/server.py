@@ -15,9 +15,11 @@ import socket
 import sys
 from typing import Any
 
-import uvicorn
-
+from actae._extras import needs
 from actae.console.app import create_app
+
+with needs("console", "actae.console.server"):
+    import uvicorn
 
 #: on Ctrl-C or SIGTERM, how long requests in flight may finish before they are cut
 SHUTDOWN_SECONDS = 3

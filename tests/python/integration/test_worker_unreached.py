@@ -6,12 +6,14 @@ connection."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import psycopg
+import pytest
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool
 
@@ -182,3 +184,29 @@ async def test_on_a_callers_pool_an_ended_idle_connection_is_resumed_and_a_busy_
     assert (rows[0].status, rows[0].failures) == ("completed", 0), rows[0]
     assert (rows[1].status, rows[1].failures, rows[1].attempt) == ("failed", 1, 1), rows[1]
     assert ran == [1]
+
+
+@_sync
+async def test_a_worker_on_a_database_never_migrated_says_to_migrate(
+    dsn: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A worker started before `actae migrate` (or on the wrong database) keeps polling, so
+    it starts work once the database is migrated; each failed claim's warning is one line
+    that says what to do, as the command line's errors do (three lines of SQL before)."""
+    from tests.python.support.databases import empty_database
+
+    with empty_database(dsn, "actae_worker_unmigrated") as scratch, caplog.at_level(
+            logging.WARNING, logger="actae"):
+        async with ActaeClient(scratch) as client:
+            worker = Worker(client, queue="q", poll_interval=0.05)
+
+            @worker.agent("a")
+            async def agent(run: Run) -> None:
+                raise AssertionError("no run to claim")
+
+            await asyncio.wait_for(worker.run_async(until_idle=True), 30)
+    failed = [r.getMessage() for r in caplog.records if "claim_run failed" in r.getMessage()]
+    assert failed, caplog.text
+    assert failed[0].endswith(
+        "(is this database migrated? run actae migrate)); retrying"), failed[0]
+    assert "\n" not in failed[0]
