@@ -57,6 +57,9 @@ class Call(Generic[T]):
     #: the most seconds to wait for a connection from the client's pool (None: the pool's
     #: timeout); an outcome's record sent again after a dropped connection sets it
     wait: float | None = None
+    #: psycopg's prepare argument: None (prepared after the connection's prepare_threshold
+    #: uses), False for a call sent again after a stale plan (actae.client.stale_plan)
+    prepare: bool | None = None
 
 
 def _json(value: Any) -> Jsonb | None:

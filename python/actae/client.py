@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import functools
 import inspect
 import os
@@ -122,6 +123,20 @@ def _sync_plan(
             return self.drive(factory(*bound.args, **bound.kwargs))
 
     return method
+
+
+def stale_plan(exc: psycopg.Error) -> bool:
+    """Whether a statement failed because psycopg had prepared it on this connection (after
+    prepare_threshold uses) before a migration changed the row type it returns: the server
+    refuses it (0A000 "cached plan must not change result type") before running anything,
+    and on an autocommit connection it refuses it for the connection's life. The clients
+    then close that pool connection (the pool opens another) and send the call once more,
+    unprepared (the pool's other connections may hold the same stale plan; nothing of the
+    first was run); a caller's own ``conn=`` gets the error (reconnect it, or run
+    ``DEALLOCATE ALL`` on it)."""
+    return exc.sqlstate == "0A000" and (
+        exc.diag.source_function == "RevalidateCachedQuery"
+        or exc.diag.message_primary == "cached plan must not change result type")
 
 
 def pool_kwargs() -> dict[str, Any]:
@@ -387,17 +402,24 @@ class ActaeClient:
         try:
             if call.conn is not None:
                 return await self._execute(_cursor(call.conn, call.binary), call)
-            # getconn/putconn rather than pool.connection(): an autocommit connection has no
-            # transaction to end, so the context manager's commit round is skipped.
-            conn = used = await self.pool.getconn(call.wait)
-            try:
-                cur = _reused_cursor(conn, call.binary)
-                if conn.autocommit:
-                    return await self._execute(cur, call)
-                async with conn:  # a caller's pool of transactional connections
-                    return await self._execute(cur, call)
-            finally:
-                await self.pool.putconn(conn)
+            for again in (False, True):
+                # getconn/putconn rather than pool.connection(): an autocommit connection has
+                # no transaction to end, so the context manager's commit round is skipped.
+                conn = used = await self.pool.getconn(call.wait)
+                try:
+                    cur = _reused_cursor(conn, call.binary)
+                    if conn.autocommit:
+                        return await self._execute(cur, call)
+                    async with conn:  # a caller's pool of transactional connections
+                        return await self._execute(cur, call)
+                except psycopg.errors.FeatureNotSupported as exc:
+                    if again or not stale_plan(exc):
+                        raise
+                    await conn.close()  # see stale_plan; the pool drops it and opens another
+                    call = dataclasses.replace(call, prepare=False)
+                finally:
+                    await self.pool.putconn(conn)
+            raise AssertionError("unreachable")
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             if call.conn is None:  # a connection of the pool's, not the caller's
                 mark_unreached(exc, used, self.pool)
@@ -407,7 +429,7 @@ class ActaeClient:
     async def _execute(cur: psycopg.AsyncCursor[Any], call: calls.Call[T]) -> T:
         # The cursor is not closed: closing only drops its result, which its next execute
         # (or leaving the caller's frame) does too, for one coroutine less.
-        await cur.execute(call.sql, call.params)
+        await cur.execute(call.sql, call.params, prepare=call.prepare)
         return call.read(_dict_rows(call.sql, cur, await cur.fetchall()))
 
     async def drive(self, plan: plans.Plan[T]) -> T:
@@ -692,15 +714,22 @@ class SyncActaeClient:
         try:
             if call.conn is not None:
                 return self._execute(_cursor(call.conn, call.binary), call)
-            conn = used = self.pool.getconn(call.wait)  # see ActaeClient._run
-            try:
-                cur = _reused_cursor(conn, call.binary)
-                if conn.autocommit:
-                    return self._execute(cur, call)
-                with conn:  # a caller's pool of transactional connections
-                    return self._execute(cur, call)
-            finally:
-                self.pool.putconn(conn)
+            for again in (False, True):  # see ActaeClient._run
+                conn = used = self.pool.getconn(call.wait)
+                try:
+                    cur = _reused_cursor(conn, call.binary)
+                    if conn.autocommit:
+                        return self._execute(cur, call)
+                    with conn:  # a caller's pool of transactional connections
+                        return self._execute(cur, call)
+                except psycopg.errors.FeatureNotSupported as exc:
+                    if again or not stale_plan(exc):
+                        raise
+                    conn.close()
+                    call = dataclasses.replace(call, prepare=False)
+                finally:
+                    self.pool.putconn(conn)
+            raise AssertionError("unreachable")
         except (psycopg.Error, UnicodeEncodeError, ValueError, RecursionError) as exc:
             if call.conn is None:  # a connection of the pool's, not the caller's
                 mark_unreached(exc, used, self.pool)
@@ -708,7 +737,7 @@ class SyncActaeClient:
 
     @staticmethod
     def _execute(cur: psycopg.Cursor[Any], call: calls.Call[T]) -> T:
-        cur.execute(call.sql, call.params)  # see ActaeClient._execute
+        cur.execute(call.sql, call.params, prepare=call.prepare)  # see ActaeClient._execute
         return call.read(_dict_rows(call.sql, cur, cur.fetchall()))
 
     def drive(self, plan: plans.Plan[T]) -> T:

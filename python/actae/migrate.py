@@ -53,6 +53,7 @@ import importlib.resources
 import logging
 import os
 import re
+import time
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -118,6 +119,20 @@ create table if not exists actae.schema_migrations (
 
 # Retries of a migration whose transaction lost a race to create a role (see above).
 _ROLE_RACE_RETRIES = 2
+
+# How long a migration waits for a lock before it gives way, when the session sets no
+# lock_timeout of its own (PGOPTIONS), and how long it keeps trying. A migration that alters
+# a table waits for every transaction using it, and every call that arrives meanwhile queues
+# behind the migration; agents' calls give up after their own 5 s (AGENT_ROLE_SETTINGS) and a
+# tool's completion is sent again for 10 s only, so an unbounded wait behind one long
+# transaction failed live calls and lost completions (their tools ran again). Each timed-out
+# try is rolled back whole (nothing of it stays) and tried again after a pause in which
+# the queued calls run.
+LOCK_TIMEOUT = "2s"
+LOCK_TRIES_SECONDS = 300.0
+_LOCK_PAUSES = (0.5, 1.0, 2.0, 4.0)
+_SHORT_LOCK_WAIT = b"""select pg_catalog.set_config('lock_timeout', %s, true)
+where pg_catalog.current_setting('lock_timeout') in ('0', '0ms')"""
 
 _ROLES = b"select rolname from pg_catalog.pg_roles"
 
@@ -279,11 +294,15 @@ def _log_warning(diag: psycopg.errors.Diagnostic) -> None:
 def _apply(conn: psycopg.Connection, m: Migration, root: Path, *, bootstrap: bool) -> None:
     """One migration in one transaction (with the bootstrap of schema actae and its
     schema_migrations first when ``bootstrap``: a failed first migration leaves nothing).
-    Run again when it lost a race to create a role with another database's migrator."""
-    for attempt in range(_ROLE_RACE_RETRIES + 1):
+    Run again when it lost a race to create a role with another database's migrator, and
+    when it timed out waiting for a lock (LOCK_TIMEOUT), for up to LOCK_TRIES_SECONDS."""
+    races, tries = 0, 0
+    deadline = time.monotonic() + LOCK_TRIES_SECONDS
+    while True:
         roles_before = {row[0] for row in conn.execute(_ROLES).fetchall()}
         try:
             with conn.transaction():
+                conn.execute(_SHORT_LOCK_WAIT, (LOCK_TIMEOUT,))
                 if bootstrap:
                     conn.execute(_BOOTSTRAP)
                 conn.execute(
@@ -294,8 +313,21 @@ def _apply(conn: psycopg.Connection, m: Migration, root: Path, *, bootstrap: boo
                 _execute_file(conn, m.path, root)
             return
         except MigrationError as exc:
-            if attempt == _ROLE_RACE_RETRIES or not _lost_role_race(conn, exc, roles_before):
+            cause = exc.__cause__
+            if isinstance(cause, psycopg.errors.LockNotAvailable):
+                pause = _LOCK_PAUSES[min(tries, len(_LOCK_PAUSES) - 1)]
+                if time.monotonic() + pause > deadline:
+                    raise MigrationError(
+                        f"{exc} (tried for {LOCK_TRIES_SECONDS:.0f} s: a transaction holds a"
+                        " lock it needs; pg_stat_activity and pg_locks show which)") from cause
+                tries += 1
+                log.warning("%s is waiting for a lock a transaction holds; trying again in"
+                            " %s s (try %d)", m.name, pause, tries)
+                time.sleep(pause)
+                continue
+            if races == _ROLE_RACE_RETRIES or not _lost_role_race(conn, exc, roles_before):
                 raise
+            races += 1
 
 
 def _lost_role_race(conn: psycopg.Connection, exc: MigrationError, before: set[str]) -> bool:
