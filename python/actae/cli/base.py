@@ -179,9 +179,17 @@ def parse_uuid(text: str, argument: str) -> uuid.UUID:
         raise CommandError(f"{argument} must be a UUID, got {text!r}", code=2) from None
 
 
+_BARE_NUMBER = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$")
+
+
 @contextmanager
 def interval_argument(option: str, text: str | None) -> Generator[None, None, None]:
-    """Turn PostgreSQL refusing ``text`` as an interval into one line naming the option."""
+    """Turn PostgreSQL refusing ``text`` as an interval into one line naming the option. A
+    number with no unit is refused first: PostgreSQL reads '30' as 30 seconds, and
+    `purge --older-than 30` meant as days deleted every channel closed for 30 seconds."""
+    if text is not None and _BARE_NUMBER.match(text):
+        raise CommandError(f"{option} needs a unit, such as '{text.strip()} days' or "
+                           f"'{text.strip()} seconds', got {text!r}", code=2)
     try:
         yield
     except InvalidInput as exc:

@@ -147,9 +147,11 @@ def _time(params: Mapping[str, str], name: str) -> datetime | None:
     if value is None:
         return None
     try:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError as exc:
         raise InvalidInput(f"{name} must be an ISO date or time") from exc
+    # UTC unless it says otherwise, as the page shows times (not the console process's zone)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _json_object(params: Mapping[str, str], name: str) -> Jsonb | None:

@@ -59,12 +59,13 @@ def reader_role(dsn: str) -> Iterator[str]:
             conn.execute(f"drop role {role}")
 
 
-def start_console(reader: str, *options: str) -> tuple[subprocess.Popen[bytes], str]:
-    """`actae console` for `reader`, answering; its process and URL."""
+def start_console(reader: str, *options: str, **env: str) -> tuple[subprocess.Popen[bytes], str]:
+    """`actae console` for `reader` (with ``env`` added to its environment), answering; its
+    process and URL."""
     port = free_port()
     process = subprocess.Popen(
         [str(ACTAE), "console", "--dsn", reader, "--port", str(port), *options],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ))
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, **env})
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while True:
@@ -403,3 +404,32 @@ def test_a_live_view_on_a_read_only_database_says_so_once(
     assert errors == [], [r.getMessage() for r in errors]
     assert any(f"live view of {channel} not available" in r.getMessage()
                for r in caplog.records)
+
+
+def test_created_filters_are_read_in_utc_as_the_page_shows_times(dsn: str, reader: str) -> None:
+    """The page shows every time in UTC; a filter time without an offset was read in the
+    console process's zone (TZ), so a run created within the minutes typed vanished from
+    the list (here 9 hours off, in Asia/Tokyo). Read as UTC now; an offset is still kept."""
+    from datetime import UTC, timedelta
+
+    from actae import SyncActaeClient
+
+    channel, tag = f"tz-{uuid.uuid4().hex[:10]}", uuid.uuid4().hex
+    with SyncActaeClient(dsn, max_size=1) as client:
+        created = client.create_channel(channel, {"tz_test": tag}).created_at.astimezone(UTC)
+    minute = "%Y-%m-%dT%H:%M"
+    after = (created - timedelta(minutes=1)).strftime(minute)
+    before = (created + timedelta(minutes=1)).strftime(minute)
+    process, url = start_console(reader, TZ="Asia/Tokyo")
+    try:
+        for params in ({"created_after": after, "created_before": before},
+                       {"created_after": f"{after}+00:00"},
+                       {"created_before": f"{before}+09:00", "expect": "absent"}):
+            expect = params.pop("expect", "listed")
+            page = httpx.get(url + "/", params={**params, "metadata": f'{{"tz_test": "{tag}"}}'},
+                             timeout=10)
+            assert page.status_code == 200, page.text
+            assert (channel in page.text) == (expect == "listed"), params
+    finally:
+        process.terminate()
+        process.wait(10)

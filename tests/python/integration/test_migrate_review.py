@@ -154,6 +154,15 @@ def test_usage_mistakes_exit_2(dsn: str) -> None:
                                         dsn=dsn), 2)
     assert "must be an interval" in one_line(actae("purge", "--older-than", "thirty days",
                                                    dsn=dsn), 2)
+    # PostgreSQL reads a bare number as seconds: `--older-than 30` purged channels closed
+    # 30 seconds ago. Refused before anything is sent (the channel is not created).
+    assert "needs a unit, such as '30 days'" in one_line(
+        actae("purge", "--older-than", "30", dsn=dsn), 2)
+    assert "needs a unit" in one_line(actae("channel", "key-ttl", "bare-ttl", " 1.5 ",
+                                            "--create", dsn=dsn), 2)
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("select count(*) from actae.channels"
+                            " where channel_id = 'bare-ttl'").fetchone() == (0,)
     # A value the database refuses is not a usage mistake: status 1 (AC400).
     assert "AC400" in one_line(actae("channel", "key-ttl", "any-ttl", "200 years", "--create",
                                      dsn=dsn))
