@@ -509,10 +509,15 @@ def check_lease_seconds(value: object, argument: str = "lease_seconds") -> int:
 def _aware(value: datetime | None) -> datetime | None:
     """A naive datetime as the local time Python means by it (``datetime.astimezone()``,
     as ``actae runs start --at`` reads one): sent as it is, PostgreSQL would read it in the
-    session's time zone, the server's, hours off from what the caller meant."""
+    session's time zone, the server's, hours off from what the caller meant. Near year 1 or
+    9999, which Python cannot convert (ValueError), with today's local offset: the database
+    still decides (a run_at in the past is now, 9999 and later is refused)."""
     if value is None or value.utcoffset() is not None:
         return value
-    return value.astimezone()
+    try:
+        return value.astimezone()
+    except (OverflowError, ValueError):
+        return value.replace(tzinfo=datetime.now().astimezone().tzinfo)
 
 
 def _seconds(value: timedelta | float | None, argument: str) -> int | None:

@@ -206,14 +206,7 @@ def _run_start(args: argparse.Namespace) -> int:
             run_at = datetime.fromisoformat(args.at)
         except ValueError as exc:
             raise CommandError(f"--at is not an ISO time: {args.at}", code=2) from exc
-        if run_at.tzinfo is None:
-            # No offset: the user's local time (TZ), not the database session's time zone.
-            try:
-                run_at = run_at.astimezone()
-            except (OverflowError, ValueError):
-                # Near year 1 or 9999 (Python cannot convert it): today's local offset; the
-                # database still decides (the past is now, 9999 and later is refused).
-                run_at = run_at.replace(tzinfo=datetime.now().astimezone().tzinfo)
+        # No offset: the user's local time (TZ), as the driver reads a naive run_at.
     with open_client(args) as client:
         started = client.start_run(args.channel, args.agent, _json_arg(args.input, "--input"),
                                    args.queue, run_at, args.max_attempts)

@@ -62,6 +62,24 @@ def test_at_near_the_ends_of_the_calendar_is_decided_by_the_database(
     assert json.loads(done.stdout)["status"] == "queued"
 
 
+def test_a_naive_run_at_near_the_ends_of_the_calendar_through_the_driver(
+    dsn: str, unique: Callable[..., str]
+) -> None:
+    """As through the command line: the driver's start_run and list_channels took a naive
+    datetime(1, 1, 1) or datetime.max to a raw ValueError (year 0 / 10000 is out of range)."""
+    from actae import SyncActaeClient
+    from actae.errors import InvalidInput
+
+    with SyncActaeClient(dsn, max_size=1) as client:
+        run = client.start_run(unique("past"), "ag", {}, unique("q"), datetime(1, 1, 1))
+        assert run.status == "queued" and run.due_at <= datetime.now(UTC)
+        with pytest.raises(InvalidInput) as raised:
+            client.start_run(unique("far"), "ag", {}, unique("q"), datetime.max)
+        assert raised.value.sqlstate == "AC400"
+        assert client.list_channels(created_after=datetime.max) == []
+        assert client.list_channels(created_before=datetime(1, 1, 1)) == []
+
+
 def test_at_help_says_local_time(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["run", "start", "--help"])
