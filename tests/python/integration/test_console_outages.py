@@ -13,6 +13,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
+import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from actae import SyncActaeClient
@@ -21,6 +22,8 @@ from tests.python.reliability.pgserver import ThrowawayServer
 from tests.python.support.console_harness import get, reader_dsn, serve
 
 
+# The console's pool across a crash, the same on any version: in make test's first pass only.
+@pytest.mark.once
 def test_dead_connections_are_not_served_and_a_down_database_is_a_503() -> None:
     """Connections the server ended (a restart, a failover, terminated backends) were handed
     out one by one, each page failing with a bare 500 until the pool had used them all up;

@@ -37,6 +37,7 @@ from actae import (
 from actae.calls import Call
 from actae.errors import LeaseLost
 from actae.observe import Observer, Steps, call_name
+from actae.plans import tools as tool_plans
 from actae.plans.tools import ToolCall
 from tests.python.support.helpers import endless_tool, move_clock_past, run
 
@@ -622,6 +623,8 @@ def test_a_cancellation_that_cannot_be_recorded_still_records_the_others(
     waits for "b" and records its result, then raises a's error."""
     channel = unique("batch")
     b_done = threading.Event()
+    # the dropped record is sent again for this long (10 s of the test's time otherwise)
+    monkeypatch.setattr(tool_plans, "RECORD_RETRY_SECONDS", 1.0)
 
     async def victim(ctx: ToolContext) -> Any:
         await asyncio.sleep(10)
@@ -718,6 +721,7 @@ def test_a_refused_batch_completion_still_records_the_other_results(
 CRASHING = """
 import sys, time
 from actae import SyncActaeClient
+from actae.plans import tools as tool_plans
 from actae.plans.tools import ToolCall
 
 dsn, channel = sys.argv[1], sys.argv[2]
