@@ -274,6 +274,9 @@ declare
     v_count bigint;
     v_fork_clock bigint;
     v_parent_freed boolean := false;
+    v_seen integer;
+    v_after_closed timestamptz;
+    v_after_channel text;
 begin
     perform actae._require(p_older_than is null, 'older_than');
     if p_older_than < interval '0' or p_older_than > interval '1000 years'
@@ -294,50 +297,63 @@ begin
 
     -- Candidates are read without a lock, then each is locked (skipped when locked) in a
     -- statement on its own channel, which re-checks it against the latest row version.
-    for v_candidate in
-        select c.* from actae.channels as c
-        where c.closed_at < v_cutoff
-        order by c.closed_at, c.channel_id
+    -- They are read a page at a time, oldest first (a loop over all of them sorted every
+    -- closed channel past the cutoff at each call: a backlog of them made each batch slower).
+    <<pages>>
     loop
-        exit when v_budget <= 0;
-        -- Checked first without a lock: a channel that must be kept is not locked at all
-        -- (its agents never wait for this purge), only one that looks purgeable is; and one
-        -- found busy under the locks gives them back at once (actae._purge_lock).
-        continue when actae._purge_blocked(v_candidate, v_cutoff);
-        v_channel := actae._purge_lock(v_candidate.channel_id, v_cutoff);
-        continue when v_channel.channel_id is null;
-        delete from actae.executions as e
-        where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status)
-            and e.claimed_at < v_cutoff and e.finished_at < v_cutoff;
-        get diagnostics v_count = row_count;
-        v_done.executions := v_done.executions + v_count;
-        v_budget := v_budget - v_count;
-        -- Traces of the deleted executions (the trigger of migration 0009 does it too on
-        -- one node; on Citus, where tables cannot have triggers, only this does).
-        delete from actae.execution_traces as t
-        where t.channel_id = v_channel.channel_id
-            and not exists (
-                select 1 from actae.executions as e
-                where e.channel_id = t.channel_id and e.execution_id = t.execution_id
-            );
-        delete from actae.events as e where e.channel_id = v_channel.channel_id;
-        get diagnostics v_count = row_count;
-        v_done.events := v_done.events + v_count;
-        v_budget := v_budget - v_count;
-        delete from actae.snapshots as s where s.channel_id = v_channel.channel_id;
-        get diagnostics v_count = row_count;
-        v_done.snapshots := v_done.snapshots + v_count;
-        v_budget := v_budget - v_count;
-        delete from actae.operations as o where o.channel_id = v_channel.channel_id;
-        get diagnostics v_count = row_count;
-        v_done.operations := v_done.operations + v_count;
-        v_budget := v_budget - v_count;
-        perform actae._delete_beside_channel(v_channel.channel_id);
-        delete from actae.channels as c where c.channel_id = v_channel.channel_id;
-        v_done.channels := v_done.channels + 1;
-        v_budget := v_budget - 1;
-        -- Its parent may be purgeable now (it was kept for this fork): say so.
-        v_parent_freed := v_parent_freed or v_channel.parent_channel_id is not null;
+        v_seen := 0;
+        for v_candidate in
+            select c.* from actae.channels as c
+            where c.closed_at < v_cutoff
+                and (v_after_closed is null
+                    or (c.closed_at, c.channel_id) > (v_after_closed, v_after_channel))
+            order by c.closed_at, c.channel_id
+            limit 100
+        loop
+            exit pages when v_budget <= 0;
+            v_seen := v_seen + 1;
+            v_after_closed := v_candidate.closed_at;
+            v_after_channel := v_candidate.channel_id;
+            -- Checked first without a lock: a channel that must be kept is not locked at all
+            -- (its agents never wait for this purge), only one that looks purgeable is; and one
+            -- found busy under the locks gives them back at once (actae._purge_lock).
+            continue when actae._purge_blocked(v_candidate, v_cutoff);
+            v_channel := actae._purge_lock(v_candidate.channel_id, v_cutoff);
+            continue when v_channel.channel_id is null;
+            delete from actae.executions as e
+            where e.channel_id = v_channel.channel_id and not actae._in_flight(e.status)
+                and e.claimed_at < v_cutoff and e.finished_at < v_cutoff;
+            get diagnostics v_count = row_count;
+            v_done.executions := v_done.executions + v_count;
+            v_budget := v_budget - v_count;
+            -- Traces of the deleted executions (the trigger of migration 0009 does it too on
+            -- one node; on Citus, where tables cannot have triggers, only this does).
+            delete from actae.execution_traces as t
+            where t.channel_id = v_channel.channel_id
+                and not exists (
+                    select 1 from actae.executions as e
+                    where e.channel_id = t.channel_id and e.execution_id = t.execution_id
+                );
+            delete from actae.events as e where e.channel_id = v_channel.channel_id;
+            get diagnostics v_count = row_count;
+            v_done.events := v_done.events + v_count;
+            v_budget := v_budget - v_count;
+            delete from actae.snapshots as s where s.channel_id = v_channel.channel_id;
+            get diagnostics v_count = row_count;
+            v_done.snapshots := v_done.snapshots + v_count;
+            v_budget := v_budget - v_count;
+            delete from actae.operations as o where o.channel_id = v_channel.channel_id;
+            get diagnostics v_count = row_count;
+            v_done.operations := v_done.operations + v_count;
+            v_budget := v_budget - v_count;
+            perform actae._delete_beside_channel(v_channel.channel_id);
+            delete from actae.channels as c where c.channel_id = v_channel.channel_id;
+            v_done.channels := v_done.channels + 1;
+            v_budget := v_budget - 1;
+            -- Its parent may be purgeable now (it was kept for this fork): say so.
+            v_parent_freed := v_parent_freed or v_channel.parent_channel_id is not null;
+        end loop;
+        exit pages when v_seen < 100;  -- the last page
     end loop;
 
     -- Expired keys, channel by channel. FOR SHARE on the channel row keeps a fork of it from

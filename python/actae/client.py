@@ -132,11 +132,20 @@ def stale_plan(exc: psycopg.Error) -> bool:
     and on an autocommit connection it refuses it for the connection's life. The clients
     then close that pool connection (the pool opens another) and send the call once more,
     unprepared (the pool's other connections may hold the same stale plan; nothing of the
-    first was run); a caller's own ``conn=`` gets the error (reconnect it, or run
-    ``DEALLOCATE ALL`` on it)."""
+    first was run); on a connection given as ``conn=``, see _resendable."""
     return exc.sqlstate == "0A000" and (
         exc.diag.source_function == "RevalidateCachedQuery"
         or exc.diag.message_primary == "cached plan must not change result type")
+
+
+def _resendable(exc: psycopg.Error, conn: Any) -> bool:
+    """A stale plan on a connection given as ``conn=`` (the caller's, or one Actae holds for
+    a watcher or a live view), outside a transaction: the call is sent again on it,
+    unprepared (psycopg keeps the stale statement, so each such call costs one more round
+    trip until the connection is replaced). Inside a transaction the error has aborted it:
+    raised."""
+    return (stale_plan(exc)
+            and conn.info.transaction_status == pq.TransactionStatus.IDLE)
 
 
 def pool_kwargs() -> dict[str, Any]:
@@ -155,25 +164,33 @@ def pool_kwargs() -> dict[str, Any]:
 # Actae's writes run under READ COMMITTED only (0A000 otherwise). A server, database or role
 # whose default_transaction_isolation is another level (some managed servers are set to
 # SERIALIZABLE) made every claim of a pool Actae opened fail; such a pool's connections set
-# the session's default back to READ COMMITTED when they are made (one round trip per new
-# connection, and no change of a session already at that level, so nothing leaks through a
-# transaction-mode pooler where none was needed). A caller's own pool keeps its settings.
-_READ_COMMITTED = ("select set_config('default_transaction_isolation', 'read committed', false)"
-                   " where current_setting('default_transaction_isolation') <> 'read committed'")
+# the session's default back to READ COMMITTED when they are made: one SHOW per new
+# connection, and a SET only where the level differs (neither takes a snapshot, which a hot
+# standby refuses under a SERIALIZABLE default). Not behind a transaction-mode pooler
+# (ACTAE_PREPARE_THRESHOLD=none), where a session setting lands on whichever server
+# connection the pooler picked, and stays there for its other clients: set the level on the
+# role or database there. A caller's own pool keeps its settings.
+_LEVEL = "show default_transaction_isolation"
+_SET_LEVEL = "set default_transaction_isolation to 'read committed'"
 
 
 def _read_committed(conn: psycopg.Connection[Any]) -> None:
-    conn.execute(_READ_COMMITTED)
+    if conn.execute(_LEVEL).fetchone() != ("read committed",):
+        conn.execute(_SET_LEVEL)
 
 
 async def _aread_committed(conn: psycopg.AsyncConnection[Any]) -> None:
-    await conn.execute(_READ_COMMITTED)
+    if await (await conn.execute(_LEVEL)).fetchone() != ("read committed",):
+        await conn.execute(_SET_LEVEL)
 
 
 def own_pool_args(*, aio: bool) -> dict[str, Any]:
     """The arguments of a pool Actae opens for itself (a client given a DSN, the console's,
     the command line's): pool_kwargs() for its connections, and their READ COMMITTED."""
-    return {"kwargs": pool_kwargs(), "configure": _aread_committed if aio else _read_committed}
+    kwargs = pool_kwargs()
+    if "prepare_threshold" in kwargs and kwargs["prepare_threshold"] is None:
+        return {"kwargs": kwargs}  # a transaction-mode pooler: see _read_committed
+    return {"kwargs": kwargs, "configure": _aread_committed if aio else _read_committed}
 
 
 def prepare_threshold(value: str | None) -> dict[str, Any]:
@@ -401,7 +418,13 @@ class ActaeClient:
         used: Any = None  # the pool's connection, for mark_unreached
         try:
             if call.conn is not None:
-                return await self._execute(_cursor(call.conn, call.binary), call)
+                try:
+                    return await self._execute(_cursor(call.conn, call.binary), call)
+                except psycopg.errors.FeatureNotSupported as exc:
+                    if not _resendable(exc, call.conn):
+                        raise
+                return await self._execute(_cursor(call.conn, call.binary),
+                                           dataclasses.replace(call, prepare=False))
             for again in (False, True):
                 # getconn/putconn rather than pool.connection(): an autocommit connection has
                 # no transaction to end, so the context manager's commit round is skipped.
@@ -712,8 +735,14 @@ class SyncActaeClient:
     def _run(self, call: calls.Call[T]) -> T:
         used: Any = None  # the pool's connection, for mark_unreached
         try:
-            if call.conn is not None:
-                return self._execute(_cursor(call.conn, call.binary), call)
+            if call.conn is not None:  # see ActaeClient._run
+                try:
+                    return self._execute(_cursor(call.conn, call.binary), call)
+                except psycopg.errors.FeatureNotSupported as exc:
+                    if not _resendable(exc, call.conn):
+                        raise
+                return self._execute(_cursor(call.conn, call.binary),
+                                     dataclasses.replace(call, prepare=False))
             for again in (False, True):  # see ActaeClient._run
                 conn = used = self.pool.getconn(call.wait)
                 try:

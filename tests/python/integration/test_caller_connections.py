@@ -327,3 +327,17 @@ def test_pools_actae_opens_run_under_read_committed_whatever_the_servers_default
         " union all select count(*) from actae.runs where channel_id = %s",
         (channel, channel)).fetchall()
     assert rows == [(2,), (1,)]
+
+
+def test_behind_a_transaction_pooler_the_level_is_not_set_per_session(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ACTAE_PREPARE_THRESHOLD=none (a transaction-mode pooler) a session SET would
+    land on whichever server connection the pooler picked and stay there for its other
+    clients: Actae's pools do not make it (docs/python.md: set the level on the role)."""
+    from actae.client import own_pool_args
+
+    assert "configure" in own_pool_args(aio=False)
+    monkeypatch.setenv("ACTAE_PREPARE_THRESHOLD", "none")
+    for aio in (False, True):
+        args = own_pool_args(aio=aio)
+        assert "configure" not in args and args["kwargs"]["prepare_threshold"] is None

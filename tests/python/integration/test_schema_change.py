@@ -77,3 +77,24 @@ def test_clients_go_on_after_a_migration_changes_a_row_type_they_read(
                 assert again.status == "in_progress"
 
         asyncio.run(run())
+
+
+def test_a_connection_given_as_conn_is_sent_again_outside_a_transaction(
+    actae_fresh_dsn: str, unique: Callable[..., str]
+) -> None:
+    """A connection given as conn= (a caller's, or the one a watcher or the console's live
+    view holds for as long as it follows a channel): outside a transaction the refused
+    call is sent again on it, unprepared, each time; inside one the error (which aborted
+    the transaction) is raised."""
+    channel = unique("schema-conn")
+    with psycopg.connect(actae_fresh_dsn, autocommit=True) as admin, psycopg.connect(
+            actae_fresh_dsn, autocommit=True) as own, SyncActaeClient(
+            actae_fresh_dsn, max_size=1) as client:
+        claim = client.claim_execution(channel, "k", "t", {})
+        for _ in range(6):
+            client.get_execution(claim.execution.id, conn=own)
+        change_execution_row(admin)
+        for _ in range(3):
+            assert client.get_execution(claim.execution.id, conn=own).id == claim.execution.id
+        with own.transaction(), pytest.raises(psycopg.errors.FeatureNotSupported):
+            client.get_execution(claim.execution.id, conn=own)
