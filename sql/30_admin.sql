@@ -396,7 +396,9 @@ begin
         select max(s.clock) into v_fork_clock
         from actae.channels as f
         cross join lateral unnest(f.lineage_ids, f.lineage_clocks) as s (channel_id, clock)
-        where f.parent_channel_id is not null and s.channel_id = v_channel.channel_id;
+        where f.parent_channel_id is not null
+            and f.lineage_ids @> array[v_channel.channel_id]  -- channels_lineage_idx
+            and s.channel_id = v_channel.channel_id;
         with doomed as (
             select e.key_name from actae.executions as e
             where e.channel_id = v_channel.channel_id
