@@ -275,8 +275,10 @@ declare
     v_fork_clock bigint;
     v_parent_freed boolean := false;
     v_seen integer;
-    v_after_closed timestamptz;
-    v_after_channel text;
+    -- the keyset of the last candidate read (before every channel at first: a channel id is
+    -- never empty), one condition an index serves in a generic plan too
+    v_after_closed timestamptz := '-infinity'::timestamptz;
+    v_after_channel text := '';
 begin
     perform actae._require(p_older_than is null, 'older_than');
     if p_older_than < interval '0' or p_older_than > interval '1000 years'
@@ -297,17 +299,16 @@ begin
 
     -- Candidates are read without a lock, then each is locked (skipped when locked) in a
     -- statement on its own channel, which re-checks it against the latest row version.
-    -- They are read a page at a time, oldest first (a loop over all of them sorted every
-    -- closed channel past the cutoff at each call: a backlog of them made each batch slower).
+    -- They are read a page at a time, oldest first, in the order of channels_closed_idx (a
+    -- loop over all of them could sort every closed channel past the cutoff at each call).
     <<pages>>
     loop
         v_seen := 0;
         for v_candidate in
             select c.* from actae.channels as c
             where c.closed_at < v_cutoff
-                and (v_after_closed is null
-                    or (c.closed_at, c.channel_id) > (v_after_closed, v_after_channel))
-            order by c.closed_at, c.channel_id
+                and (c.closed_at, c.channel_id) > (v_after_closed, v_after_channel)
+            order by c.closed_at, c.channel_id  -- channels_closed_idx
             limit 100
         loop
             exit pages when v_budget <= 0;

@@ -132,20 +132,24 @@ def stale_plan(exc: psycopg.Error) -> bool:
     and on an autocommit connection it refuses it for the connection's life. The clients
     then close that pool connection (the pool opens another) and send the call once more,
     unprepared (the pool's other connections may hold the same stale plan; nothing of the
-    first was run); on a connection given as ``conn=``, see _resendable."""
+    first was run); on a connection given as ``conn=``, see _resend."""
     return exc.sqlstate == "0A000" and (
         exc.diag.source_function == "RevalidateCachedQuery"
         or exc.diag.message_primary == "cached plan must not change result type")
 
 
-def _resendable(exc: psycopg.Error, conn: Any) -> bool:
-    """A stale plan on a connection given as ``conn=`` (the caller's, or one Actae holds for
-    a watcher or a live view), outside a transaction: the call is sent again on it,
-    unprepared (psycopg keeps the stale statement, so each such call costs one more round
-    trip until the connection is replaced). Inside a transaction the error has aborted it:
-    raised."""
-    return (stale_plan(exc)
-            and conn.info.transaction_status == pq.TransactionStatus.IDLE)
+_IDLE = pq.TransactionStatus.IDLE
+
+
+def _resend(call: calls.Call[T]) -> calls.Call[T]:
+    """A call refused for a stale plan (stale_plan), to send again unprepared. On a
+    connection given as ``conn=`` (a caller's, or the one a watcher or the console's live
+    view holds) only when no transaction was open before the call: the refused statement
+    was then alone in its transaction (an implicit one, rolled back first, on a connection
+    that is not autocommit). psycopg keeps the stale statement, so each such call costs one
+    more round trip until the connection is replaced. A call made inside the caller's
+    transaction has aborted it: the error is raised."""
+    return dataclasses.replace(call, prepare=False)
 
 
 def pool_kwargs() -> dict[str, Any]:
@@ -418,13 +422,16 @@ class ActaeClient:
         used: Any = None  # the pool's connection, for mark_unreached
         try:
             if call.conn is not None:
+                conn = call.conn
+                idle = conn.info.transaction_status == _IDLE  # see _resend
                 try:
-                    return await self._execute(_cursor(call.conn, call.binary), call)
+                    return await self._execute(_cursor(conn, call.binary), call)
                 except psycopg.errors.FeatureNotSupported as exc:
-                    if not _resendable(exc, call.conn):
+                    if not (idle and stale_plan(exc)):
                         raise
-                return await self._execute(_cursor(call.conn, call.binary),
-                                           dataclasses.replace(call, prepare=False))
+                if not conn.autocommit:
+                    await conn.rollback()
+                return await self._execute(_cursor(conn, call.binary), _resend(call))
             for again in (False, True):
                 # getconn/putconn rather than pool.connection(): an autocommit connection has
                 # no transaction to end, so the context manager's commit round is skipped.
@@ -439,7 +446,7 @@ class ActaeClient:
                     if again or not stale_plan(exc):
                         raise
                     await conn.close()  # see stale_plan; the pool drops it and opens another
-                    call = dataclasses.replace(call, prepare=False)
+                    call = _resend(call)
                 finally:
                     await self.pool.putconn(conn)
             raise AssertionError("unreachable")
@@ -736,13 +743,16 @@ class SyncActaeClient:
         used: Any = None  # the pool's connection, for mark_unreached
         try:
             if call.conn is not None:  # see ActaeClient._run
+                conn = call.conn
+                idle = conn.info.transaction_status == _IDLE
                 try:
-                    return self._execute(_cursor(call.conn, call.binary), call)
+                    return self._execute(_cursor(conn, call.binary), call)
                 except psycopg.errors.FeatureNotSupported as exc:
-                    if not _resendable(exc, call.conn):
+                    if not (idle and stale_plan(exc)):
                         raise
-                return self._execute(_cursor(call.conn, call.binary),
-                                     dataclasses.replace(call, prepare=False))
+                if not conn.autocommit:
+                    conn.rollback()
+                return self._execute(_cursor(conn, call.binary), _resend(call))
             for again in (False, True):  # see ActaeClient._run
                 conn = used = self.pool.getconn(call.wait)
                 try:
@@ -755,7 +765,7 @@ class SyncActaeClient:
                     if again or not stale_plan(exc):
                         raise
                     conn.close()
-                    call = dataclasses.replace(call, prepare=False)
+                    call = _resend(call)
                 finally:
                     self.pool.putconn(conn)
             raise AssertionError("unreachable")
