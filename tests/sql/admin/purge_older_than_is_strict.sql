@@ -6,16 +6,6 @@ begin;
 \ir ../helpers.psql
 select plan(4);
 
-create function pg_temp.pin_clock(p_at timestamptz) returns void
-language plpgsql
-as $$
-begin
-    execute format(
-        'create or replace function actae._now() returns timestamptz language sql volatile'
-        ' as %L', format('select %L::timestamptz', p_at));
-end;
-$$;
-
 select actae.create_channel('tap-pos');
 select pg_temp.pin_clock('2040-01-01 00:00:00+00');
 select actae.close_channel('tap-pos');

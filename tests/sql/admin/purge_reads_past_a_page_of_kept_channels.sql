@@ -6,16 +6,6 @@ begin;
 \ir ../helpers.psql
 select plan(6);
 
-create function pg_temp.pin_clock(p_at timestamptz) returns void
-language plpgsql
-as $$
-begin
-    execute format(
-        'create or replace function actae._now() returns timestamptz language sql volatile'
-        ' as %L', format('select %L::timestamptz', p_at));
-end;
-$$;
-
 select actae.claim_execution('tap-pgk-' || i, 'k', 't', '{}') from generate_series(1, 230) as i;
 select actae.close_channel('tap-pgk-' || i) from generate_series(1, 230) as i;
 select actae.record_event('tap-pgp-' || i, 'e', '{}') from generate_series(1, 3) as i;
