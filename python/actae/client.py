@@ -144,11 +144,13 @@ _IDLE = pq.TransactionStatus.IDLE
 def _resend(call: calls.Call[T]) -> calls.Call[T]:
     """A call refused for a stale plan (stale_plan), to send again unprepared. On a
     connection given as ``conn=`` (a caller's, or the one a watcher or the console's live
-    view holds) only when no transaction was open before the call: the refused statement
-    was then alone in its transaction (an implicit one, rolled back first, on a connection
-    that is not autocommit). psycopg keeps the stale statement, so each such call costs one
-    more round trip until the connection is replaced. A call made inside the caller's
-    transaction has aborted it: the error is raised."""
+    view holds) only when it is autocommit and no transaction was open before the call:
+    the refused statement was then its own transaction. psycopg keeps the stale statement,
+    so each such call costs one more round trip until the connection is replaced. On a
+    connection that is not autocommit the error has aborted the caller's transaction (or
+    psycopg's implicit one, which another thread sharing the connection may have written
+    in): it is raised; the caller's rollback also makes psycopg forget the stale
+    statements."""
     return dataclasses.replace(call, prepare=False)
 
 
@@ -423,14 +425,12 @@ class ActaeClient:
         try:
             if call.conn is not None:
                 conn = call.conn
-                idle = conn.info.transaction_status == _IDLE  # see _resend
+                idle = conn.autocommit and conn.info.transaction_status == _IDLE  # _resend
                 try:
                     return await self._execute(_cursor(conn, call.binary), call)
                 except psycopg.errors.FeatureNotSupported as exc:
                     if not (idle and stale_plan(exc)):
                         raise
-                if not conn.autocommit:
-                    await conn.rollback()
                 return await self._execute(_cursor(conn, call.binary), _resend(call))
             for again in (False, True):
                 # getconn/putconn rather than pool.connection(): an autocommit connection has
@@ -744,14 +744,12 @@ class SyncActaeClient:
         try:
             if call.conn is not None:  # see ActaeClient._run
                 conn = call.conn
-                idle = conn.info.transaction_status == _IDLE
+                idle = conn.autocommit and conn.info.transaction_status == _IDLE
                 try:
                     return self._execute(_cursor(conn, call.binary), call)
                 except psycopg.errors.FeatureNotSupported as exc:
                     if not (idle and stale_plan(exc)):
                         raise
-                if not conn.autocommit:
-                    conn.rollback()
                 return self._execute(_cursor(conn, call.binary), _resend(call))
             for again in (False, True):  # see ActaeClient._run
                 conn = used = self.pool.getconn(call.wait)
