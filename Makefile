@@ -23,7 +23,8 @@ WITH_DB := $(PY) -m actae.pg run --
 # stalls and run survival (sleeps and process starts, the same SQL on any version); those
 # marked `second` (the SIGKILL and race sweeps, signals to the local server's processes,
 # connect timeouts against a server that never answers, the command line's own behaviour, the
-# documents' code blocks, the console in a browser) run in this pass only; every suite of the
+# documents' code blocks, the console in a browser, the worker example's story, the pytest
+# plugin's own sessions, the 260 MB prefetch) run in this pass only; every suite of the
 # SQL's behaviour, crash recovery (db_restart) and bad input run in both. The split keeps the
 # two passes, which run side by side, about equally long.
 PG18_SKIP := $(addprefix --ignore=tests/python/reliability/,test_stalled.py test_runs_survive.py)
