@@ -132,26 +132,29 @@ def stale_plan(exc: psycopg.Error) -> bool:
     and on an autocommit connection it refuses it for the connection's life. The clients
     then close that pool connection (the pool opens another) and send the call once more,
     unprepared (the pool's other connections may hold the same stale plan; nothing of the
-    first was run); on a connection given as ``conn=``, see _resend."""
+    first was run); on a connection given as ``conn=``, see _resendable."""
     return exc.sqlstate == "0A000" and (
         exc.diag.source_function == "RevalidateCachedQuery"
         or exc.diag.message_primary == "cached plan must not change result type")
 
 
-_IDLE = pq.TransactionStatus.IDLE
-
-
 def _resend(call: calls.Call[T]) -> calls.Call[T]:
-    """A call refused for a stale plan (stale_plan), to send again unprepared. On a
-    connection given as ``conn=`` (a caller's, or the one a watcher or the console's live
-    view holds) only when it is autocommit and no transaction was open before the call:
-    the refused statement was then its own transaction. psycopg keeps the stale statement,
-    so each such call costs one more round trip until the connection is replaced. On a
-    connection that is not autocommit the error has aborted the caller's transaction (or
-    psycopg's implicit one, which another thread sharing the connection may have written
-    in): it is raised; the caller's rollback also makes psycopg forget the stale
-    statements."""
+    """A call refused for a stale plan (stale_plan), to send again unprepared."""
     return dataclasses.replace(call, prepare=False)
+
+
+def _resendable(exc: psycopg.Error, conn: Any) -> bool:
+    """Whether a call refused on a connection given as ``conn=`` (a caller's, or the one a
+    watcher or the console's live view holds) is sent again on it: for a stale plan, when
+    the connection is autocommit and is out of any transaction after the error (the refused
+    statement was its own transaction; inside one, the status is in error). psycopg keeps
+    the stale statement, so each such call costs one more round trip until the connection
+    is replaced. On a connection that is not autocommit the error has aborted the caller's
+    transaction (or psycopg's implicit one, which another thread sharing the connection may
+    have written in): raised; the caller's rollback also makes psycopg forget the stale
+    statements. Read after the error, so calls that succeed pay nothing for it."""
+    return (stale_plan(exc) and conn.autocommit
+            and conn.info.transaction_status == pq.TransactionStatus.IDLE)
 
 
 def pool_kwargs() -> dict[str, Any]:
@@ -425,11 +428,10 @@ class ActaeClient:
         try:
             if call.conn is not None:
                 conn = call.conn
-                idle = conn.autocommit and conn.info.transaction_status == _IDLE  # _resend
                 try:
                     return await self._execute(_cursor(conn, call.binary), call)
                 except psycopg.errors.FeatureNotSupported as exc:
-                    if not (idle and stale_plan(exc)):
+                    if not _resendable(exc, conn):
                         raise
                 return await self._execute(_cursor(conn, call.binary), _resend(call))
             for again in (False, True):
@@ -744,11 +746,10 @@ class SyncActaeClient:
         try:
             if call.conn is not None:  # see ActaeClient._run
                 conn = call.conn
-                idle = conn.autocommit and conn.info.transaction_status == _IDLE
                 try:
                     return self._execute(_cursor(conn, call.binary), call)
                 except psycopg.errors.FeatureNotSupported as exc:
-                    if not (idle and stale_plan(exc)):
+                    if not _resendable(exc, conn):
                         raise
                 return self._execute(_cursor(conn, call.binary), _resend(call))
             for again in (False, True):  # see ActaeClient._run
