@@ -222,11 +222,12 @@ def unreached(exc: BaseException) -> str | None:
 _MISSING_OBJECT = {"42P01", "3F000", "42883"}
 
 
-def with_hint(exc: psycopg.Error) -> str:
-    """The error's text; when it names a missing object of Actae's, only its first line,
-    which says what to do (the command line's one-line errors, the worker's log)."""
+def with_hint(exc: BaseException) -> str:
+    """The error's text; when a database error names a missing object of Actae's, only its
+    first line, which says what to do (the command line's one-line errors, the worker's
+    log)."""
     text = str(exc).strip()
-    if exc.sqlstate in _MISSING_OBJECT and "actae" in text:
+    if getattr(exc, "sqlstate", None) in _MISSING_OBJECT and "actae" in text:
         return f"{text.splitlines()[0]} (is this database migrated? run actae migrate)"
     return text
 

@@ -681,8 +681,7 @@ class Worker:
                 try:
                     claimed = await self._claim(agents, free)
                 except (ActaeError, psycopg.Error, OSError) as exc:
-                    log.warning("claim_run failed (%s); retrying",
-                                with_hint(exc) if isinstance(exc, psycopg.Error) else exc)
+                    log.warning("claim_run failed (%s); retrying", with_hint(exc))
                     break
                 claimed_any = claimed_any or bool(claimed)
                 self._spawn(claimed, sent)
